@@ -1,0 +1,1 @@
+"""Pi side of the table hardware: the RFID controller's serial link, GPIO, deck registry."""

@@ -1,0 +1,1 @@
+"""Hardware simulator: a virtual table served through the same interfaces a real table uses."""

@@ -1,0 +1,1 @@
+"""Camera over the felt: frame sources, zone calibration, card detection and recognition."""
