@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m benchmarks`` runs them all, ``python -m benchmarks NAME...`` some."""
