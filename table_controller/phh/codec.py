@@ -1,0 +1,419 @@
+"""Read and write PHH text (phh-std): TOML fields and the action notation.
+
+Reading is strict, because a hand history is evidence: every field is checked for its type and
+length, every action for its grammar, every card for its notation, and the first problem raises
+:class:`PhhError` naming the field or the action (``field 'antes': ...``, ``action 7 'p3 cc':
+...``). Only the Texas hold'em variants our engine plays are read (``NT``, ``PT``, ``FT``). Chip
+amounts must be whole numbers (an integral float such as ``2.0`` is accepted), since the table
+counts chips; files in fractional currency units are refused with that reason.
+
+Writing produces plain TOML that ``tomllib`` and pokerkit read back; cards are written
+concatenated (``AsKs``), unknown cards as ``??``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from table_controller.cards import RANKS, SUITS, CardError, parse_card
+from table_controller.phh.model import (
+    VARIANTS,
+    BetOrRaiseTo,
+    CheckOrCall,
+    DealBoard,
+    DealHole,
+    Fold,
+    HandHistory,
+    MaybeCard,
+    NoOp,
+    PhhAction,
+    PhhError,
+    ShowOrMuck,
+)
+
+# Fields required for every variant, then per betting structure (phh-std "Required fields").
+_COMMON_REQUIRED = ("variant", "antes", "blinds_or_straddles", "starting_stacks", "actions")
+_STRUCTURE_REQUIRED = {"NT": ("min_bet",), "PT": ("min_bet",), "FT": ("small_bet", "big_bet")}
+_STRUCTURE_FORBIDDEN = {"NT": ("small_bet", "big_bet"), "PT": ("small_bet", "big_bet"),
+                        "FT": ("min_bet",)}
+
+_STRING_FIELDS = ("author", "event", "url", "venue", "address", "city", "region", "postal_code",
+                  "country", "time_zone", "time_zone_abbreviation", "currency", "currency_symbol")
+_INT_FIELDS = ("day", "month", "year", "level", "seat_count", "time_limit")
+_INT_OR_STRING_FIELDS = ("hand", "table")
+_PER_PLAYER_CHIPS = ("finishing_stacks", "winnings", "time_banks")
+
+
+def _fail(name: str, message: str) -> PhhError:
+    return PhhError(f"field {name!r}: {message}")
+
+
+# ---------------------------------------------------------------------------------------------
+# cards and actions
+
+
+def parse_phh_cards(text: str, *, allow_unknown: bool) -> tuple[MaybeCard, ...]:
+    """``"AsKs"`` -> cards; ``"??"`` is an unknown card (None) when ``allow_unknown``.
+
+    Raises :class:`CardError` naming the bad token.
+    """
+    if not text or len(text) % 2:
+        raise CardError(f"not a list of cards: {text!r} (two characters per card, as in 'AsKs')")
+    cards: list[MaybeCard] = []
+    for i in range(0, len(text), 2):
+        token = text[i:i + 2]
+        if token == "??":
+            if not allow_unknown:
+                raise CardError(f"unknown card '??' is not allowed here (in {text!r})")
+            cards.append(None)
+            continue
+        try:
+            cards.append(parse_card(token))
+        except CardError:
+            raise CardError(
+                f"not a card: {token!r} in {text!r} (rank one of {RANKS}, suit one of {SUITS})"
+            ) from None
+    return tuple(cards)
+
+
+def format_phh_cards(cards: Iterable[MaybeCard]) -> str:
+    """Cards concatenated, unknown ones as ``??``."""
+    return "".join("??" if c is None else str(c) for c in cards)
+
+
+def _parse_player(token: str, player_count: int) -> int:
+    if len(token) < 2 or token[0] != "p" or not token[1:].isdigit():
+        raise PhhError(f"{token!r} is not a player (p1 .. p{player_count})")
+    player = int(token[1:])
+    if not 1 <= player <= player_count:
+        raise PhhError(f"no player {token!r} in a hand of {player_count} players")
+    return player
+
+
+def _parse_amount_token(token: str) -> int:
+    try:
+        value = float(token)
+    except ValueError:
+        raise PhhError(f"amount {token!r} is not a number") from None
+    if not math.isfinite(value) or value != int(value) or value <= 0:
+        raise PhhError(f"amount {token!r} is not a positive whole number of chips")
+    return int(value)
+
+
+def parse_action(text: str, *, player_count: int) -> PhhAction:
+    """Parse one action notation such as ``"p3 cbr 60"`` or ``"d db Ah7c2d # flop"``.
+
+    Raises :class:`PhhError` (grammar, player) or :class:`CardError` (a bad card).
+    """
+    body, hash_sign, comment = text.partition("#")
+    commentary = comment.strip() if hash_sign else None
+    words = body.split()
+    if not words:
+        return NoOp(commentary)
+    if words[0] == "d":
+        match words[1:]:
+            case ["db", cards]:
+                board = parse_phh_cards(cards, allow_unknown=False)
+                return DealBoard(tuple(c for c in board if c is not None), commentary)
+            case ["dh", target, cards]:
+                return DealHole(
+                    _parse_player(target, player_count),
+                    parse_phh_cards(cards, allow_unknown=True),
+                    commentary,
+                )
+            case _:
+                raise PhhError("dealer actions are 'd db CARDS' or 'd dh pN CARDS'")
+    player = _parse_player(words[0], player_count)
+    match words[1:]:
+        case ["f"]:
+            return Fold(player, commentary)
+        case ["cc"]:
+            return CheckOrCall(player, commentary)
+        case ["cbr", amount]:
+            return BetOrRaiseTo(player, _parse_amount_token(amount), commentary)
+        case ["sm"]:
+            return ShowOrMuck(player, False, (), commentary)
+        case ["sm", "-"]:
+            return ShowOrMuck(player, True, (), commentary)
+        case ["sm", cards]:
+            return ShowOrMuck(player, True, parse_phh_cards(cards, allow_unknown=True), commentary)
+        case ["pb"] | ["sd"] | ["sd", _]:
+            raise PhhError(f"{words[1]!r} (bring-in, draw) does not exist in Texas hold'em")
+        case _:
+            raise PhhError(
+                "player actions are 'f', 'cc', 'cbr AMOUNT' and 'sm [CARDS]' in Texas hold'em"
+            )
+
+
+def format_action(action: PhhAction) -> str:
+    """The PHH notation of ``action`` (inverse of :func:`parse_action`)."""
+    match action:
+        case DealHole(player, cards, _):
+            text = f"d dh p{player} {format_phh_cards(cards)}"
+        case DealBoard(cards, _):
+            text = f"d db {format_phh_cards(cards)}"
+        case Fold(player, _):
+            text = f"p{player} f"
+        case CheckOrCall(player, _):
+            text = f"p{player} cc"
+        case BetOrRaiseTo(player, amount, _):
+            text = f"p{player} cbr {amount}"
+        case ShowOrMuck(player, shown, cards, _):
+            if not shown:
+                text = f"p{player} sm"
+            else:
+                text = f"p{player} sm {format_phh_cards(cards) if cards else '-'}"
+        case NoOp(_):
+            text = ""
+    if action.commentary is not None:
+        text = f"{text} # {action.commentary}" if text else f"# {action.commentary}"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# fields
+
+
+def _chip(name: str, value: object, *, allow_zero: bool) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _fail(name, f"expected a number of chips, got {value!r}")
+    if isinstance(value, float):
+        if math.isinf(value):
+            raise _fail(name, "unknown (infinite) amounts cannot be replayed")
+        if not value.is_integer():
+            raise _fail(name, f"{value!r} is not a whole number of chips")
+        value = int(value)
+    if value < 0 or (value == 0 and not allow_zero):
+        raise _fail(name, f"{value!r} must be {'non-negative' if allow_zero else 'positive'}")
+    return value
+
+
+def _chip_list(name: str, value: object, count: int | None, *, allow_zero: bool) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise _fail(name, f"expected an array, got {value!r}")
+    if count is not None and len(value) != count:
+        raise _fail(name, f"has {len(value)} entries for {count} players")
+    return tuple(_chip(f"{name}[{i}]", v, allow_zero=allow_zero) for i, v in enumerate(value))
+
+
+def _typed(name: str, value: object, kind: type | tuple[type, ...], what: str) -> Any:
+    if isinstance(value, bool) and kind is not bool:
+        raise _fail(name, f"expected {what}, got {value!r}")
+    if not isinstance(value, kind):
+        raise _fail(name, f"expected {what}, got {value!r}")
+    return value
+
+
+def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
+    """Check a parsed TOML document and build the :class:`HandHistory` (raises PhhError)."""
+    if "variant" not in raw:
+        raise _fail("variant", "missing (required)")
+    variant = raw["variant"]
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        supported = ", ".join(f"{code} ({name})" for code, name in VARIANTS.items())
+        raise _fail("variant", f"unsupported variant {variant!r}; this table plays {supported}")
+    for name in (*_COMMON_REQUIRED, *_STRUCTURE_REQUIRED[variant]):
+        if name not in raw:
+            raise _fail(name, f"missing (required for variant {variant})")
+    for name in (*_STRUCTURE_FORBIDDEN[variant], "bring_in"):
+        if name in raw:
+            raise _fail(name, f"not used by variant {variant}")
+
+    stacks = _chip_list("starting_stacks", raw["starting_stacks"], None, allow_zero=False)
+    count = len(stacks)
+    if count < 2:
+        raise _fail("starting_stacks", f"a hand needs at least 2 players, got {count}")
+    antes = _chip_list("antes", raw["antes"], count, allow_zero=True)
+    blinds = _chip_list("blinds_or_straddles", raw["blinds_or_straddles"], count, allow_zero=True)
+
+    raw_actions = raw["actions"]
+    if not isinstance(raw_actions, list):
+        raise _fail("actions", f"expected an array of strings, got {raw_actions!r}")
+    actions: list[PhhAction] = []
+    for number, text in enumerate(raw_actions, start=1):
+        if not isinstance(text, str):
+            raise PhhError(f"action {number}: expected a string, got {text!r}")
+        try:
+            actions.append(parse_action(text, player_count=count))
+        except (PhhError, CardError) as exc:
+            raise PhhError(f"action {number} {text!r}: {exc}") from None
+
+    kwargs: dict[str, Any] = {}
+    for name in ("min_bet", "small_bet", "big_bet"):
+        if name in raw:
+            kwargs[name] = _chip(name, raw[name], allow_zero=False)
+    if "ante_trimming_status" in raw:
+        kwargs["ante_trimming_status"] = _typed(
+            "ante_trimming_status", raw["ante_trimming_status"], bool, "true or false"
+        )
+    for name in _STRING_FIELDS:
+        if name in raw:
+            kwargs[name] = _typed(name, raw[name], str, "a string")
+    for name in _INT_FIELDS:
+        if name in raw:
+            kwargs[name] = _typed(name, raw[name], int, "an integer")
+    for name in _INT_OR_STRING_FIELDS:
+        if name in raw:
+            kwargs[name] = _typed(name, raw[name], (int, str), "an integer or a string")
+    if "time" in raw:
+        kwargs["time"] = _typed("time", raw["time"], datetime.time, "a local time (12:30:00)")
+    if "seats" in raw:
+        seats = _typed("seats", raw["seats"], list, "an array of seat numbers")
+        if len(seats) != count:
+            raise _fail("seats", f"has {len(seats)} entries for {count} players")
+        checked = tuple(_typed(f"seats[{i}]", s, int, "a seat number") for i, s in enumerate(seats))
+        if len(set(checked)) != count or min(checked) < 1:
+            raise _fail("seats", f"seat numbers must be distinct and >= 1, got {list(checked)}")
+        kwargs["seats"] = checked
+    if "players" in raw:
+        players = _typed("players", raw["players"], list, "an array of names")
+        if len(players) != count:
+            raise _fail("players", f"has {len(players)} entries for {count} players")
+        kwargs["players"] = tuple(
+            _typed(f"players[{i}]", p, str, "a name") for i, p in enumerate(players)
+        )
+    for name in _PER_PLAYER_CHIPS:
+        if name in raw:
+            kwargs[name] = _chip_list(name, raw[name], count, allow_zero=True)
+
+    known = {"variant", "antes", "blinds_or_straddles", "starting_stacks", "actions", *kwargs}
+    user_fields = {k: v for k, v in raw.items() if k not in known}
+    return HandHistory(
+        variant=variant,
+        antes=antes,
+        blinds_or_straddles=blinds,
+        starting_stacks=stacks,
+        actions=tuple(actions),
+        user_fields=user_fields,
+        **kwargs,
+    )
+
+
+def loads(text: str) -> HandHistory:
+    """Parse PHH text (raises :class:`PhhError`)."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PhhError(f"not valid TOML: {exc}") from None
+    return from_mapping(raw)
+
+
+def load(path: str | Path) -> HandHistory:
+    """Read a ``.phh`` file; the error message starts with the file name."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PhhError(f"{path}: cannot read: {exc}") from None
+    try:
+        return loads(text)
+    except PhhError as exc:
+        raise PhhError(f"{path}: {exc}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
+            "\r": "\\r"}
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string; control characters are escaped (TOML 1.0 §String)."""
+    out = []
+    for ch in value:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _toml_key(key: str) -> str:
+    if key and all(ch.isascii() and (ch.isalnum() or ch in "_-") for ch in key):
+        return key
+    return toml_string(key)
+
+
+def toml_value(value: object) -> str:
+    """A TOML value for the types a hand history holds."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, datetime.time):
+        return value.isoformat()
+    if isinstance(value, datetime.datetime | datetime.date):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        pairs = (f"{_toml_key(str(k))} = {toml_value(v)}" for k, v in value.items())
+        return "{" + ", ".join(pairs) + "}"
+    raise TypeError(f"cannot write {value!r} to TOML")
+
+
+_OPTIONAL_ORDER: tuple[str, ...] = (
+    "author", "event", "url", "venue", "address", "city", "region", "postal_code", "country",
+    "time", "time_zone", "time_zone_abbreviation", "day", "month", "year", "hand", "level",
+    "seats", "seat_count", "table", "players", "finishing_stacks", "winnings", "currency",
+    "currency_symbol", "time_limit", "time_banks",
+)
+
+
+def dumps(history: HandHistory) -> str:
+    """PHH text for ``history``: fields in the order of phh-std, one action per line."""
+    lines = [f"variant = {toml_string(history.variant)}"]
+    if history.ante_trimming_status:
+        lines.append("ante_trimming_status = true")
+    lines.append(f"antes = {toml_value(history.antes)}")
+    lines.append(f"blinds_or_straddles = {toml_value(history.blinds_or_straddles)}")
+    for name in ("min_bet", "small_bet", "big_bet"):
+        value = getattr(history, name)
+        if value is not None:
+            lines.append(f"{name} = {value}")
+    lines.append(f"starting_stacks = {toml_value(history.starting_stacks)}")
+    lines.append("actions = [")
+    lines.extend(f"  {toml_string(format_action(a))}," for a in history.actions)
+    lines.append("]")
+    for name in _OPTIONAL_ORDER:
+        value = getattr(history, name)
+        if value is not None:
+            lines.append(f"{name} = {toml_value(value)}")
+    for key, value in history.user_fields.items():
+        lines.append(f"{_toml_key(key)} = {toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def dump(history: HandHistory, path: str | Path) -> None:
+    """Write ``history`` to ``path`` (UTF-8)."""
+    Path(path).write_text(dumps(history), encoding="utf-8")
+
+
+def iter_phh_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The ``.phh`` files named by ``paths``: files as given, folders searched recursively
+    (sorted, so runs are reproducible)."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*.phh") if p.is_file()))
+        else:
+            found.append(path)
+    return found
+

@@ -1,0 +1,168 @@
+"""The hand history record: what one PHH file says, as typed values.
+
+PHH is the open Poker Hand History format (TOML text, ``.phh``) defined by the ``phh-std``
+specification and read by pokerkit. This module holds only the data: :mod:`.codec` turns text into
+these records and back, :mod:`.export` builds one from a hand our engine played, :mod:`.replay`
+plays one through our engine.
+
+Players are numbered as in PHH: ``p1`` is the first player to the left of the button (the small
+blind) and the last player is the button; heads-up, ``p1`` is the big blind and ``p2`` the button,
+which is why PHH writes heads-up blinds and antes in reverse ("reverse-assigned", phh-std
+"Required fields"). Player numbers in the action records below are 1-based like the text.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from table_controller.cards import Card
+
+# Variant codes of the Texas hold'em games our engine plays (phh-std "Required fields"). PHH has
+# no official pot-limit Texas hold'em code; "PT" follows the pattern of its other codes ("PO" is
+# pot-limit Omaha) and is what this product writes for pot-limit hands.
+VARIANTS: Mapping[str, str] = {
+    "NT": "no-limit Texas hold'em",
+    "PT": "pot-limit Texas hold'em",
+    "FT": "fixed-limit Texas hold'em",
+}
+
+# Card in a PHH action: None is an unknown card, written "??".
+MaybeCard = Card | None
+
+
+class PhhError(ValueError):
+    """A PHH text that cannot be read, or a hand that cannot be replayed.
+
+    The message names what was wrong: the field (``field 'antes': ...``) or the action
+    (``action 7 'p3 cc': ...``); readers that know the file name prefix it.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class DealHole:
+    """``d dh pN cards``: hole cards dealt to player ``player`` (some may be unknown)."""
+
+    player: int
+    cards: tuple[MaybeCard, ...]
+    commentary: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DealBoard:
+    """``d db cards``: community cards (3 for the flop, then 1 and 1)."""
+
+    cards: tuple[Card, ...]
+    commentary: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """``pN f``."""
+
+    player: int
+    commentary: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOrCall:
+    """``pN cc``: check when nothing is to be called, else call (all-in for less included)."""
+
+    player: int
+    commentary: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BetOrRaiseTo:
+    """``pN cbr amount``: bet, or raise, to ``amount`` chips in this betting round."""
+
+    player: int
+    amount: int
+    commentary: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShowOrMuck:
+    """``pN sm [cards]``: show (``shown``) or muck the hole cards at showdown.
+
+    ``cards`` is empty for a muck, and for ``pN sm -`` (show the cards already dealt, phh-std
+    "Card notation"); otherwise the cards shown, some possibly unknown.
+    """
+
+    player: int
+    shown: bool
+    cards: tuple[MaybeCard, ...] = ()
+    commentary: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NoOp:
+    """An empty action or a standalone ``# commentary``."""
+
+    commentary: str | None = None
+
+
+PhhAction = DealHole | DealBoard | Fold | CheckOrCall | BetOrRaiseTo | ShowOrMuck | NoOp
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandHistory:
+    """One hand of Texas hold'em in the PHH model.
+
+    Required fields (phh-std): ``variant``, ``antes``, ``blinds_or_straddles``, ``starting_stacks``,
+    ``actions``, plus ``min_bet`` (NT, PT) or ``small_bet`` and ``big_bet`` (FT). Per-player lists
+    are in player order (p1 first). The optional fields carry the table's context; any field whose
+    name starts with ``_`` is a user-defined field (phh-std) and is kept in ``user_fields``.
+    """
+
+    variant: str
+    antes: tuple[int, ...]
+    blinds_or_straddles: tuple[int, ...]
+    starting_stacks: tuple[int, ...]
+    actions: tuple[PhhAction, ...]
+    min_bet: int | None = None
+    small_bet: int | None = None
+    big_bet: int | None = None
+    ante_trimming_status: bool = False
+    author: str | None = None
+    event: str | None = None
+    url: str | None = None
+    venue: str | None = None
+    address: str | None = None
+    city: str | None = None
+    region: str | None = None
+    postal_code: str | None = None
+    country: str | None = None
+    time: datetime.time | None = None
+    time_zone: str | None = None
+    time_zone_abbreviation: str | None = None
+    day: int | None = None
+    month: int | None = None
+    year: int | None = None
+    hand: int | str | None = None
+    level: int | None = None
+    seats: tuple[int, ...] | None = None
+    seat_count: int | None = None
+    table: int | str | None = None
+    players: tuple[str, ...] | None = None
+    finishing_stacks: tuple[int, ...] | None = None
+    winnings: tuple[int, ...] | None = None
+    currency: str | None = None
+    currency_symbol: str | None = None
+    time_limit: int | None = None
+    time_banks: tuple[int, ...] | None = None
+    user_fields: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def player_count(self) -> int:
+        return len(self.starting_stacks)
+
+    def player_name(self, player: int) -> str:
+        """The name of player ``player`` (1-based), or ``pN`` when the file names nobody."""
+        if self.players is not None and 1 <= player <= len(self.players) and self.players[
+            player - 1
+        ]:
+            return self.players[player - 1]
+        return f"p{player}"

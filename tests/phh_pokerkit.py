@@ -1,0 +1,116 @@
+"""pokerkit as an independent referee for the PHH tests (a test-only dependency).
+
+``pokerkit_finishing_stacks(text)`` replays a PHH text with pokerkit and returns the finishing
+stacks; ``random_pokerkit_phh(rng)`` plays a random hand in pokerkit and returns the PHH text it
+writes, for testing our codec against files we did not write. pokerkit 0.7 has no pot-limit
+Texas hold'em variant code; ``PT`` is registered here from pokerkit's own building blocks.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+import pokerkit as pk
+from pokerkit.games import (
+    PotLimitPokerMixin,
+    TexasHoldemMixin,
+    UnfixedLimitHoldem,
+)
+
+
+class PotLimitTexasHoldem(PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem):
+    """Pot-limit Texas hold'em assembled from pokerkit's mixins."""
+
+
+class RefereeHandHistory(pk.HandHistory):
+    """pokerkit's HandHistory with the ``PT`` variant added."""
+
+    game_types: ClassVar[dict[str, Any]] = {**pk.HandHistory.game_types, "PT": PotLimitTexasHoldem}
+    variants: ClassVar[dict[Any, str]] = {v: k for k, v in game_types.items()}
+    required_field_names: ClassVar[dict[str, tuple[str, ...]]] = {
+        **pk.HandHistory.required_field_names,
+        "PT": pk.HandHistory.required_field_names["NT"],
+    }
+
+
+def pokerkit_final_state(text: str) -> Any:
+    """Replay ``text`` with pokerkit; raises if pokerkit refuses an action or the hand is open."""
+    history = RefereeHandHistory.loads(text)
+    states = list(history)
+    state = states[-1]
+    if state.status:
+        raise AssertionError("pokerkit: the hand is not over after the last action")
+    return state
+
+
+def pokerkit_finishing_stacks(text: str) -> list[int]:
+    return [int(s) for s in pokerkit_final_state(text).stacks]
+
+
+AUTOMATIONS = (
+    pk.Automation.ANTE_POSTING,
+    pk.Automation.BET_COLLECTION,
+    pk.Automation.BLIND_OR_STRADDLE_POSTING,
+    pk.Automation.CARD_BURNING,
+    pk.Automation.RUNOUT_COUNT_SELECTION,
+    pk.Automation.HAND_KILLING,
+    pk.Automation.CHIPS_PUSHING,
+    pk.Automation.CHIPS_PULLING,
+)
+
+
+def random_pokerkit_state(rng: random.Random, *, variant: str = "NT", players: int = 6) -> Any:
+    """A complete random hand played by pokerkit (random legal actions, random cards)."""
+    antes = rng.choice([0, 0, 1])
+    stacks = tuple(rng.choice([30, 80, 200, 500, 1000]) for _ in range(players))
+    game: Any
+    if variant == "FT":
+        game = pk.FixedLimitTexasHoldem(
+            AUTOMATIONS, True, antes, (1, 2), 2, 4, mode=pk.Mode.CASH_GAME
+        )
+    else:
+        cls = pk.NoLimitTexasHoldem if variant == "NT" else PotLimitTexasHoldem
+        game = cls(AUTOMATIONS, True, antes, (1, 2), 2, mode=pk.Mode.CASH_GAME)
+    state = game(stacks, players)
+    deck = [r + s for r in "23456789TJQKA" for s in "cdhs"]
+    rng.shuffle(deck)
+    while state.status:
+        if state.can_deal_hole():
+            state.deal_hole(deck.pop() + deck.pop())
+        elif state.can_deal_board():
+            state.deal_board("".join(deck.pop() for _ in range(3 if not state.board_cards else 1)))
+        elif state.can_show_or_muck_hole_cards():
+            state.show_or_muck_hole_cards(True)
+        elif state.actor_index is not None:
+            choice = rng.random()
+            if choice < 0.15 and state.checking_or_calling_amount and state.can_fold():
+                state.fold()
+            elif choice < 0.45 and state.can_complete_bet_or_raise_to():
+                low = state.min_completion_betting_or_raising_to_amount
+                high = state.max_completion_betting_or_raising_to_amount
+                top = max(low, min(high, 3 * low))
+                amount = high if rng.random() < 0.2 else rng.randint(low, top)
+                state.complete_bet_or_raise_to(amount)
+            else:
+                state.check_or_call()
+        else:
+            raise AssertionError(f"pokerkit state stuck: {state}")
+    return state
+
+
+def random_pokerkit_phh(
+    rng: random.Random, *, variant: str = "NT", players: int = 6
+) -> tuple[str, list[int]]:
+    """PHH text written by pokerkit for a random hand, and pokerkit's finishing stacks."""
+    state = random_pokerkit_state(rng, variant=variant, players=players)
+    game: Any
+    if variant == "FT":
+        game = pk.FixedLimitTexasHoldem(AUTOMATIONS, True, 0, (1, 2), 2, 4)
+    else:
+        game = pk.NoLimitTexasHoldem(AUTOMATIONS, True, 0, (1, 2), 2)
+    text = pk.HandHistory.from_game_state(game, state).dumps()
+    if variant == "PT":  # pokerkit cannot name a PT game: it writes NT, the code is fixed here
+        text = text.replace("variant = 'NT'", "variant = 'PT'", 1)
+        assert "variant = 'PT'" in text
+    return text, [int(s) for s in state.stacks]

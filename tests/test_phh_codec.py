@@ -1,0 +1,188 @@
+"""PHH text <-> HandHistory, checked against files pokerkit writes and replays."""
+
+from __future__ import annotations
+
+import random
+import tomllib
+import warnings
+from pathlib import Path
+
+import pytest
+
+from table_controller.cards import parse_card
+from table_controller.phh import (
+    BetOrRaiseTo,
+    CheckOrCall,
+    DealBoard,
+    DealHole,
+    Fold,
+    NoOp,
+    PhhError,
+    ShowOrMuck,
+    dumps,
+    format_action,
+    load,
+    loads,
+    parse_action,
+)
+from table_controller.phh.codec import iter_phh_files, toml_string
+from tests.phh_pokerkit import pokerkit_finishing_stacks, random_pokerkit_phh
+
+MINIMAL = """\
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+min_bet = 2
+starting_stacks = [100, 100, 100]
+actions = ["d dh p1 AsKs", "d dh p2 ????", "d dh p3 7h6h", "p3 f", "p1 cc", "p2 cc",
+           "d db Jc3d5c", "p1 cbr 4", "p2 f"]
+"""
+
+
+@pytest.mark.parametrize("variant", ["NT", "PT", "FT"])
+@pytest.mark.parametrize("players", [2, 3, 6, 9])
+def test_pokerkit_files_round_trip(variant: str, players: int) -> None:
+    rng = random.Random(f"{variant}-{players}")
+    for _ in range(6):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            text, stacks = random_pokerkit_phh(rng, variant=variant, players=players)
+        history = loads(text)
+        raw = tomllib.loads(text)
+        assert history.variant == variant
+        assert list(history.starting_stacks) == raw["starting_stacks"]
+        assert list(history.antes) == raw["antes"]
+        assert list(history.blinds_or_straddles) == raw["blinds_or_straddles"]
+        assert [format_action(a) for a in history.actions] == raw["actions"]
+        ours = dumps(history)
+        assert loads(ours) == history
+        assert dumps(loads(ours)) == ours
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert pokerkit_finishing_stacks(ours) == stacks
+
+
+def test_action_notation_round_trip() -> None:
+    cases = {
+        "d dh p1 AsKs": DealHole(1, (parse_card("As"), parse_card("Ks"))),
+        "d dh p2 ????": DealHole(2, (None, None)),
+        "d db Jc3d5c": DealBoard((parse_card("Jc"), parse_card("3d"), parse_card("5c"))),
+        "p3 f": Fold(3),
+        "p1 cc": CheckOrCall(1),
+        "p2 cbr 60": BetOrRaiseTo(2, 60),
+        "p1 sm": ShowOrMuck(1, False),
+        "p1 sm -": ShowOrMuck(1, True),
+        "p2 sm ??Ad": ShowOrMuck(2, True, (None, parse_card("Ad"))),
+        "p2 cc # tank call": CheckOrCall(2, "tank call"),
+        "# burn card exposed": NoOp("burn card exposed"),
+        "": NoOp(None),
+    }
+    for text, action in cases.items():
+        assert parse_action(text, player_count=3) == action
+        assert format_action(action) == text
+    assert parse_action("  p2   cbr   60  ", player_count=3) == BetOrRaiseTo(2, 60)
+    assert parse_action("p2 cbr 60.0", player_count=3) == BetOrRaiseTo(2, 60)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("p4 f", "no player 'p4'"),
+        ("x1 f", "not a player"),
+        ("p1 cbr", "player actions are"),
+        ("p1 cbr 2.5", "whole number"),
+        ("p1 cbr ten", "not a number"),
+        ("p1 pb", "does not exist in Texas hold'em"),
+        ("p1 sd AsKs", "does not exist in Texas hold'em"),
+        ("d dh p1 AsK", "two characters per card"),
+        ("d dh p1 AsKx", "'Kx'"),
+        ("d db ??Ks2d", "unknown card"),
+        ("d xx", "dealer actions are"),
+    ],
+)
+def test_bad_actions_say_what_is_wrong(text: str, expected: str) -> None:
+    with pytest.raises((PhhError, ValueError), match=expected):
+        parse_action(text, player_count=3)
+
+
+def _replace(old: str, new: str) -> str:
+    assert old in MINIMAL
+    return MINIMAL.replace(old, new)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('variant = "NT', "not valid TOML"),
+        (_replace('variant = "NT"', 'variant = "PO"'), "field 'variant': unsupported variant 'PO'"),
+        (_replace('variant = "NT"', 'variant = "NS"'), "field 'variant'"),
+        (_replace('variant = "NT"\n', ""), "field 'variant': missing"),
+        (_replace("min_bet = 2\n", ""), "field 'min_bet': missing"),
+        (_replace("min_bet = 2\n", "min_bet = 2\nsmall_bet = 2\n"), "field 'small_bet': not used"),
+        (_replace("antes = [0, 0, 0]", "antes = [0, 0]"), "field 'antes': has 2 entries for 3"),
+        (_replace("[100, 100, 100]", "[100, 100.5, 100]"), r"starting_stacks\[1\]'.*whole"),
+        (_replace("[100, 100, 100]", "[100, inf, 100]"), "unknown"),
+        (_replace("[100, 100, 100]", "[100, 0, 100]"), "must be positive"),
+        (_replace("[100, 100, 100]", "[100]"), "at least 2 players"),
+        (_replace("antes = [0, 0, 0]", 'antes = [0, "1", 0]'), "expected a number"),
+        (_replace('"p3 f"', '"p3 fold"'), "action 4 'p3 fold'"),
+        (_replace('"d db Jc3d5c"', '"d db Jc3d5x"'), "action 7 'd db Jc3d5x': not a card: '5x'"),
+        (_replace("actions = [", "seats = [1, 1, 2]\nactions = ["), "field 'seats': .*distinct"),
+        (_replace("actions = [", "players = [1, 2, 3]\nactions = ["), r"field 'players\[0\]'"),
+    ],
+)
+def test_malformed_files_are_refused_with_the_reason(text: str, expected: str) -> None:
+    with pytest.raises(PhhError, match=expected):
+        loads(text)
+
+
+def test_fixed_limit_requires_small_and_big_bet() -> None:
+    text = _replace('variant = "NT"', 'variant = "FT"')
+    with pytest.raises(PhhError, match="field 'small_bet': missing"):
+        loads(text.replace("min_bet = 2\n", ""))
+    with pytest.raises(PhhError, match="field 'min_bet': not used by variant FT"):
+        loads(text.replace("min_bet = 2\n", "min_bet = 2\nsmall_bet = 2\nbig_bet = 4\n"))
+
+
+def test_optional_and_user_fields_round_trip() -> None:
+    text = MINIMAL + (
+        'players = ["Ann \\"the rock\\"", "Bo\\nB", "Ĉu"]\nseats = [3, 5, 9]\nseat_count = 9\n'
+        'hand = 17\ntable = "T4"\ntime = 21:05:00\nday = 30\nmonth = 11\nyear = 2026\n'
+        'finishing_stacks = [104, 98, 100]\ncurrency = "EUR"\n'
+        '_odd_chip = "tda"\n_rake = {percent = 5, cap = 3}\n'
+    )
+    history = loads(text)
+    assert history.players == ('Ann "the rock"', "Bo\nB", "Ĉu")
+    assert history.seats == (3, 5, 9)
+    assert history.user_fields == {"_odd_chip": "tda", "_rake": {"percent": 5, "cap": 3}}
+    assert history.player_name(2) == "Bo\nB"
+    again = loads(dumps(history))
+    assert again == history
+    assert tomllib.loads(dumps(history))["time"].isoformat() == "21:05:00"
+
+
+def test_toml_string_escapes_control_characters() -> None:
+    for value in ['a"b', "back\\slash", "tab\there", "bell\x07", "del\x7f", "ünïcödé"]:
+        assert tomllib.loads(f"x = {toml_string(value)}")["x"] == value
+
+
+def test_load_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.phh"
+    bad.write_text(_replace('variant = "NT"', 'variant = "F7S"'))
+    with pytest.raises(PhhError, match=r"bad\.phh: field 'variant': unsupported variant 'F7S'"):
+        load(bad)
+    with pytest.raises(PhhError, match=r"missing\.phh: cannot read"):
+        load(tmp_path / "missing.phh")
+    binary = tmp_path / "binary.phh"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(PhhError, match=r"binary\.phh: cannot read"):
+        load(binary)
+
+
+def test_iter_phh_files_walks_folders_in_order(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    for name in ["b/2.phh", "1.phh", "b/notes.txt"]:
+        (tmp_path / name).write_text(MINIMAL)
+    single = tmp_path / "single.other"
+    single.write_text(MINIMAL)
+    assert iter_phh_files([tmp_path, single]) == [tmp_path / "1.phh", tmp_path / "b/2.phh", single]
