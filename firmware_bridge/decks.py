@@ -1,0 +1,403 @@
+"""The deck registry: which tag UID is which card of which deck, and which deck is in play.
+
+A table has two enrolled decks that alternate at each dealer change (rules.md §1, [000]); exactly
+one of them is *active*. The RFID reader asks :meth:`DeckRegistry.identify` about every tag event:
+
+- a tag of the active deck -> its card, ``active=True``;
+- a tag of another enrolled deck -> its card and that deck's name, ``active=False``: a foreign
+  card (rules.md §5, alert ``FOREIGN_CARD``), with the deck it belongs to;
+- a tag of no deck -> card None, deck None (also foreign);
+- a tag enrolled as a joker -> ``joker=True`` (rules.md §5 [003]: discarded and replaced, not a
+  dealer error; alert ``JOKER``).
+
+The registry is stored in SQLite (tables ``deck``, ``deck_tag`` and ``deck_meta``, so it can
+share a database file with other parts). :meth:`identify` never touches the database: it is one
+dictionary lookup in an in-memory table of precomputed answers, rebuilt whenever this registry
+changes the database, and by :meth:`refresh_if_changed` when another process did (``table-controller
+deck activate`` while the daemon runs): the daemon calls that between hands.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from firmware_bridge.tags import TagIdentity
+from table_controller.cards import DECK, Card, CardError, parse_card
+
+SCHEMA_VERSION = 1
+UNKNOWN = TagIdentity(card=None, deck=None, active=False)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS deck_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS deck (
+    name TEXT PRIMARY KEY,
+    enrolled_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE IF NOT EXISTS deck_tag (
+    uid BLOB PRIMARY KEY,
+    deck TEXT NOT NULL REFERENCES deck(name) ON DELETE CASCADE,
+    card TEXT,  -- 'As' notation, NULL for a joker
+    UNIQUE (deck, card)
+);
+"""
+
+
+class DeckRegistryError(Exception):
+    """A registry operation that cannot be done (unknown deck, clash, unreadable database)."""
+
+
+def format_uid(uid: bytes) -> str:
+    """A UID as the registry prints it: upper-case hex, no separators."""
+    return uid.hex().upper()
+
+
+@dataclass(frozen=True, slots=True)
+class TagEntry:
+    """One enrolled tag. ``card`` None means the tag is a joker. ``line`` is where an enrolment
+    file declared it (for messages), None when it came from the antenna."""
+
+    uid: bytes
+    card: Card | None
+    line: int | None = None
+
+    @property
+    def joker(self) -> bool:
+        return self.card is None
+
+
+@dataclass(frozen=True, slots=True)
+class DeckInfo:
+    name: str
+    cards: int
+    jokers: int
+    active: bool
+    missing: tuple[Card, ...]
+    enrolled_at: str
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+
+class DeckRegistry:
+    """Deck enrolment and tag identification on one SQLite database.
+
+    Open with :meth:`open`; thread-safe (the reader thread may call :meth:`identify` while the
+    main thread activates a deck).
+    """
+
+    def __init__(self, connection: sqlite3.Connection, *, path: str) -> None:
+        self._db = connection
+        self._path = path
+        self._lock = threading.RLock()
+        self._answers: Mapping[bytes, TagIdentity] = MappingProxyType({})
+        self._active: str | None = None
+        self._data_version = -1
+        self._load()
+
+    # -- opening ---------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True) -> DeckRegistry:
+        """Open (and with ``create`` create) the registry at ``path`` (``":memory:"`` works).
+
+        Raises :class:`DeckRegistryError` naming the file if it is missing (``create=False``),
+        not a database, or holds a registry of a newer schema.
+        """
+        text = str(path)
+        if text != ":memory:" and not create and not Path(text).exists():
+            raise DeckRegistryError(f"no deck registry at {text}")
+        try:
+            db = sqlite3.connect(text, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise DeckRegistryError(f"cannot open deck registry {text}: {exc}") from None
+        try:
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA busy_timeout = 5000")
+            with _transaction(db):
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                row = db.execute(
+                    "SELECT value FROM deck_meta WHERE key = 'schema_version'").fetchone()
+                if row is None:
+                    db.execute("INSERT INTO deck_meta VALUES ('schema_version', ?)",
+                               (str(SCHEMA_VERSION),))
+                elif row[0] != str(SCHEMA_VERSION):
+                    raise DeckRegistryError(
+                        f"deck registry {text} has schema version {row[0]}, this program "
+                        f"knows version {SCHEMA_VERSION}")
+            return cls(db, path=text)
+        except sqlite3.Error as exc:
+            db.close()
+            raise DeckRegistryError(f"{text} is not a usable deck registry: {exc}") from None
+        except DeckRegistryError:
+            db.close()
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> DeckRegistry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    # -- the reader's question -------------------------------------------------------------------
+
+    def identify(self, uid: bytes) -> TagIdentity:
+        """What the tag ``uid`` is (see the module docstring). One dictionary lookup."""
+        return self._answers.get(uid, UNKNOWN)
+
+    @property
+    def active(self) -> str | None:
+        """The active deck's name; None until a deck is activated."""
+        return self._active
+
+    def refresh_if_changed(self) -> bool:
+        """Reload the in-memory table if another connection changed the database.
+
+        Returns True when it reloaded. Cheap (one ``PRAGMA data_version``); call it between hands.
+        """
+        with self._lock:
+            version = self._query_data_version()
+            if version == self._data_version:
+                return False
+            self._load()
+            return True
+
+    # -- enrolment -------------------------------------------------------------------------------
+
+    def enroll(self, name: str, entries: Iterable[TagEntry], *,
+               allow_missing: bool = False) -> DeckInfo:
+        """Enrol deck ``name`` from ``entries``, replacing its previous enrolment if any.
+
+        All or nothing: a UID or card given twice, a UID that belongs to another deck, or (unless
+        ``allow_missing``) a card missing raises :class:`DeckRegistryError` and leaves the
+        registry as it was. The first deck ever enrolled becomes the active one.
+        """
+        _check_name(name)
+        tags = list(entries)
+        problems = entry_problems(tags)
+        with self._lock:
+            for entry in tags:
+                owner = self._owner_row(entry.uid)
+                if owner is not None and owner[0] != name:
+                    card = owner[1] or "joker"
+                    problems.append(f"{_where(entry)}UID {format_uid(entry.uid)} is already "
+                                    f"enrolled as {card} in deck {owner[0]!r}")
+            missing = missing_cards(e.card for e in tags)
+            if missing and not allow_missing:
+                problems.append(f"{len(missing)} cards missing: "
+                                f"{' '.join(str(c) for c in missing)}")
+            if problems:
+                raise DeckRegistryError(f"deck {name!r} not enrolled:\n  " + "\n  ".join(problems))
+            with self._write():
+                self._db.execute("DELETE FROM deck_tag WHERE deck = ?", (name,))
+                self._db.execute("INSERT OR REPLACE INTO deck (name) VALUES (?)", (name,))
+                self._db.executemany(
+                    "INSERT INTO deck_tag (uid, deck, card) VALUES (?, ?, ?)",
+                    [(e.uid, name, None if e.card is None else str(e.card)) for e in tags])
+                if self._active_row() is None:
+                    self._set_active(name)
+            return self.deck(name)
+
+    def remove(self, name: str) -> None:
+        """Forget deck ``name`` and its tags. Removing the active deck leaves none active."""
+        with self._lock:
+            self.deck(name)
+            with self._write():
+                if self._active_row() == name:
+                    self._db.execute("DELETE FROM deck_meta WHERE key = 'active_deck'")
+                self._db.execute("DELETE FROM deck WHERE name = ?", (name,))
+
+    def activate(self, name: str) -> None:
+        """Make ``name`` the deck in play (at a dealer change, rules.md §1)."""
+        with self._lock:
+            self.deck(name)
+            with self._write():
+                self._set_active(name)
+
+    def alternate(self) -> str:
+        """Switch to the table's other deck (rules.md §1: two decks alternate at each dealer
+        change). Needs exactly two enrolled decks; returns the new active deck's name."""
+        with self._lock:
+            names = [d.name for d in self.decks()]
+            if len(names) != 2:
+                raise DeckRegistryError(
+                    f"alternating needs exactly two enrolled decks, there are {len(names)}"
+                    + (f" ({', '.join(names)})" if names else "")
+                    + "; choose one with activate")
+            other = names[1] if self._active == names[0] else names[0]
+            self.activate(other)
+            return other
+
+    # -- inspection ------------------------------------------------------------------------------
+
+    def decks(self) -> list[DeckInfo]:
+        with self._lock:
+            names = [r[0] for r in self._db.execute("SELECT name FROM deck ORDER BY name")]
+            return [self.deck(n) for n in names]
+
+    def deck(self, name: str) -> DeckInfo:
+        """The deck ``name``; raises :class:`DeckRegistryError` naming the known decks."""
+        with self._lock:
+            row = self._db.execute("SELECT enrolled_at FROM deck WHERE name = ?",
+                                   (name,)).fetchone()
+            if row is None:
+                known = [r[0] for r in self._db.execute("SELECT name FROM deck ORDER BY name")]
+                raise DeckRegistryError(
+                    f"no deck named {name!r}; enrolled decks: {', '.join(known) or 'none'}")
+            cards = [parse_card(r[0]) for r in self._db.execute(
+                "SELECT card FROM deck_tag WHERE deck = ? AND card IS NOT NULL", (name,))]
+            (jokers,) = self._db.execute(
+                "SELECT count(*) FROM deck_tag WHERE deck = ? AND card IS NULL",
+                (name,)).fetchone()
+            return DeckInfo(name=name, cards=len(cards), jokers=int(jokers),
+                            active=self._active == name, missing=tuple(missing_cards(cards)),
+                            enrolled_at=str(row[0]))
+
+    def tags(self, name: str) -> list[TagEntry]:
+        """The tags of deck ``name``, cards in deck order then jokers."""
+        with self._lock:
+            self.deck(name)
+            rows = self._db.execute("SELECT uid, card FROM deck_tag WHERE deck = ?", (name,))
+            entries = [TagEntry(uid=bytes(u), card=None if c is None else parse_card(c))
+                       for u, c in rows]
+        return sorted(entries, key=lambda e: (e.card is None, e.card.index if e.card else 0,
+                                              e.uid))
+
+    def owner(self, uid: bytes) -> tuple[str, Card | None] | None:
+        """(deck, card) the UID is enrolled as (card None: a joker), or None."""
+        with self._lock:
+            row = self._owner_row(uid)
+        if row is None:
+            return None
+        return row[0], None if row[1] is None else parse_card(row[1])
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _owner_row(self, uid: bytes) -> tuple[str, str | None] | None:
+        row = self._db.execute("SELECT deck, card FROM deck_tag WHERE uid = ?", (uid,)).fetchone()
+        return None if row is None else (str(row[0]), row[1])
+
+    def _active_row(self) -> str | None:
+        row = self._db.execute(
+            "SELECT value FROM deck_meta WHERE key = 'active_deck'").fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_active(self, name: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO deck_meta VALUES ('active_deck', ?)", (name,))
+
+    def _query_data_version(self) -> int:
+        try:
+            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise DeckRegistryError(f"deck registry {self._path}: {exc}") from None
+
+    def _write(self) -> _Write:
+        return _Write(self)
+
+    def _load(self) -> None:
+        """Rebuild the in-memory answers from the database."""
+        try:
+            active = self._active_row()
+            rows = self._db.execute("SELECT uid, deck, card FROM deck_tag").fetchall()
+        except sqlite3.Error as exc:
+            raise DeckRegistryError(f"deck registry {self._path}: {exc}") from None
+        answers: dict[bytes, TagIdentity] = {}
+        for uid, deck, card_text in rows:
+            try:
+                card = None if card_text is None else parse_card(card_text)
+            except CardError:
+                continue  # a row another program broke: the tag reads as unknown, never a guess
+            answers[bytes(uid)] = TagIdentity(card=card, deck=str(deck), active=deck == active,
+                                              joker=card is None)
+        self._active = active
+        self._answers = MappingProxyType(answers)  # swapped whole: readers never see a half
+        self._data_version = self._query_data_version()
+
+
+class _Write:
+    """A write transaction that reloads the in-memory answers after committing."""
+
+    def __init__(self, registry: DeckRegistry) -> None:
+        self._registry = registry
+
+    def __enter__(self) -> None:
+        try:
+            self._registry._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise DeckRegistryError(f"deck registry {self._registry.path}: {exc}") from None
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        db = self._registry._db
+        if exc_type is not None:
+            db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise DeckRegistryError(f"deck registry {self._registry.path}: {exc}") from None
+            return
+        try:
+            db.execute("COMMIT")
+        except sqlite3.Error as exc2:
+            db.execute("ROLLBACK")
+            raise DeckRegistryError(f"deck registry {self._registry.path}: {exc2}") from None
+        self._registry._load()
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _check_name(name: str) -> None:
+    if not name or not name.strip() or name != name.strip() or len(name) > 40:
+        raise DeckRegistryError(
+            f"bad deck name {name!r}: 1-40 characters, no leading or trailing spaces")
+
+
+def _where(entry: TagEntry) -> str:
+    return "" if entry.line is None else f"line {entry.line}: "
+
+
+def entry_problems(entries: list[TagEntry]) -> list[str]:
+    """Duplicate UIDs and duplicate cards among ``entries``, each naming where."""
+    problems: list[str] = []
+    by_uid: dict[bytes, TagEntry] = {}
+    by_card: dict[Card, TagEntry] = {}
+    for entry in entries:
+        first = by_uid.setdefault(entry.uid, entry)
+        if first is not entry:
+            problems.append(f"{_where(entry)}UID {format_uid(entry.uid)} given twice"
+                            + (f" (first on line {first.line})" if first.line else ""))
+            continue
+        if entry.card is not None:
+            first = by_card.setdefault(entry.card, entry)
+            if first is not entry:
+                problems.append(f"{_where(entry)}{entry.card} given twice"
+                                + (f" (first on line {first.line})" if first.line else ""))
+    return problems
+
+
+def missing_cards(cards: Iterable[Card | None]) -> list[Card]:
+    present = {c for c in cards if c is not None}
+    return [c for c in DECK if c not in present]
