@@ -1,0 +1,496 @@
+"""Scenario files: parse and validate a TOML scenario (shared spec ``scenario.md``).
+
+A scenario is checked completely before anything runs. Any problem raises
+:class:`ScenarioError`, whose message names the file, the section or step (steps are numbered
+from 1 in file order) and what is wrong; ``table-controller sim`` turns it into exit status 2.
+
+Unknown keys are refused rather than ignored: a misspelt ``too = "seat3"`` would otherwise
+silently change what a scenario tests.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.alerts import CATALOGUE
+from table_controller.cards import Card, CardError, parse_card
+from table_controller.zones import BOARD, BURN, MUCK
+
+GAMES = ("nlhe", "plhe", "flhe")
+RULE_PROFILES = ("tda", "house")
+SENSORS = ("rfid", "camera")
+STREETS = ("hole", "flop", "turn", "river")
+FACES = ("up", "down")
+FAULTS = ("serial_garbage", "serial_unplug", "tag_dropout", "camera_freeze")
+ACTION_KINDS = ("fold", "check", "call", "bet", "raise", "allin")
+STEP_KINDS = (
+    "green_button", "deal", "card", "move", "flip", "actions", "resolve", "showdown", "fault",
+)
+MIN_SEATS, MAX_SEATS = 2, 10
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot run; the message names the file, the place and the problem."""
+
+
+# --- the parsed scenario -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    seats: int
+    game: str
+    small_blind: int
+    big_blind: int
+    ante: int
+    button: int
+    rules: str
+    sensors: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioAction:
+    """One betting action: ``"5 raise 6"`` -> seat 5, kind ``raise``, amount 6 ("raise to")."""
+
+    seat: int
+    kind: str
+    amount: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.seat} {self.kind}" + ("" if self.amount is None else f" {self.amount}")
+
+
+@dataclass(frozen=True, slots=True)
+class GreenButton:
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    number: int
+    street: str  # hole | flop | turn | river
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceCard:
+    """``card = ...``: a card from the deck to a zone. ``card`` None with ``joker`` False means
+    the top card ("next")."""
+
+    number: int
+    card: Card | None
+    joker: bool
+    to: str
+    face: str  # up | down (the default already applied)
+    copy: bool = False
+    foreign: bool = False
+
+    @property
+    def is_next(self) -> bool:
+        return self.card is None and not self.joker
+
+
+@dataclass(frozen=True, slots=True)
+class MoveCard:
+    number: int
+    card: Card | None  # None: the joker
+    to: str
+    face: str | None  # None: keep the card's face
+
+
+@dataclass(frozen=True, slots=True)
+class FlipCard:
+    number: int
+    card: Card | None  # None: the joker
+
+
+@dataclass(frozen=True, slots=True)
+class Actions:
+    number: int
+    actions: tuple[ScenarioAction, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Resolve:
+    number: int
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class Showdown:
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    number: int
+    kind: str
+
+
+Step = GreenButton | Deal | PlaceCard | MoveCard | FlipCard | Actions | Resolve | Showdown | Fault
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    """``alert = CODE`` (``expected`` True) with optional filters, or ``no_alert = CODE``."""
+
+    code: str
+    expected: bool
+    hand: int | None = None
+    seat: int | None = None
+    step: int | None = None
+
+    def describe(self) -> str:
+        if not self.expected:
+            return f"no_alert {self.code}"
+        parts = [f"alert {self.code}"]
+        parts += [f"{k} {v}" for k, v in (("hand", self.hand), ("seat", self.seat),
+                                           ("step", self.step)) if v is not None]
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultSpec:
+    strict: bool = True
+    hands: int | None = None
+    stacks: dict[int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    path: str
+    name: str
+    table: TableSpec
+    players: dict[int, int]
+    deck_seed: int
+    deck_order: tuple[Card, ...]
+    steps: tuple[Step, ...]
+    expectations: tuple[Expectation, ...] = ()
+    result: ResultSpec = field(default_factory=ResultSpec)
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate ``path``; raises :class:`ScenarioError` naming what is wrong."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{p}: not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    return parse_scenario(text, source=str(p))
+
+
+def parse_scenario(text: str, *, source: str = "<scenario>") -> Scenario:
+    """Validate the TOML ``text``; ``source`` names the file in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{source}: not valid TOML: {exc}") from None
+    return _Parser(source).scenario(data)
+
+
+class _Parser:
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, where: str, problem: str) -> ScenarioError:
+        return ScenarioError(f"{self.source}: {where}: {problem}")
+
+    def keys(self, where: str, table: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+        extra = sorted(set(table) - set(allowed))
+        if extra:
+            raise self.fail(where, f"unknown key {extra[0]!r} (expected one of "
+                                   f"{', '.join(allowed)})")
+
+    def table(self, where: str, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(where, f"must be a table, not {_kind(value)}")
+        return value
+
+    def integer(self, where: str, value: Any, *, low: int | None = None,
+                high: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(where, f"must be an integer, not {_kind(value)}")
+        if low is not None and value < low:
+            raise self.fail(where, f"{value} is below {low}")
+        if high is not None and value > high:
+            raise self.fail(where, f"{value} is above {high}")
+        return value
+
+    def string(self, where: str, value: Any, choices: tuple[str, ...] | None = None) -> str:
+        if not isinstance(value, str):
+            raise self.fail(where, f"must be a string, not {_kind(value)}")
+        if choices is not None and value not in choices:
+            raise self.fail(where, f"{value!r} is not one of {', '.join(map(repr, choices))}")
+        return value
+
+    def boolean(self, where: str, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(where, f"must be true or false, not {_kind(value)}")
+        return value
+
+    def card(self, where: str, value: Any) -> Card:
+        token = self.string(where, value)
+        try:
+            return parse_card(token)
+        except CardError as exc:
+            raise self.fail(where, str(exc)) from None
+
+    # sections ---------------------------------------------------------------------------
+
+    def scenario(self, data: dict[str, Any]) -> Scenario:
+        self.keys("top level", data,
+                  ("name", "table", "players", "deck", "step", "expect", "result"))
+        for required in ("table", "players", "deck", "step"):
+            if required not in data:
+                what = "[[step]] entries" if required == "step" else f"a [{required}] section"
+                raise self.fail("top level", f"missing {what}")
+        name = self.string("name", data["name"]) if "name" in data else ""
+        players = self.players(data["players"])
+        table = self.table_spec(data["table"], players)
+        seed, order = self.deck(data["deck"])
+        steps = self.steps(data["step"], table, players)
+        expectations = self.expectations(data.get("expect", []), table, len(steps))
+        result = self.result(data["result"], players) if "result" in data else ResultSpec()
+        return Scenario(path=self.source, name=name, table=table, players=players,
+                        deck_seed=seed, deck_order=order, steps=steps,
+                        expectations=expectations, result=result)
+
+    def players(self, value: Any) -> dict[int, int]:
+        section = self.table("[players]", value)
+        players: dict[int, int] = {}
+        for key, stack in section.items():
+            if not key.isdigit():
+                raise self.fail("[players]", f"key {key!r} is not a seat number")
+            seat = int(key)
+            players[seat] = self.integer(f"[players] seat {seat}", stack, low=1)
+        if len(players) < 2:
+            raise self.fail("[players]", f"{len(players)} player(s): a hand needs at least 2")
+        return dict(sorted(players.items()))
+
+    def table_spec(self, value: Any, players: dict[int, int]) -> TableSpec:
+        t = self.table("[table]", value)
+        self.keys("[table]", t, ("seats", "game", "blinds", "ante", "button", "rules", "sensors"))
+        for required in ("seats", "game", "blinds", "button"):
+            if required not in t:
+                raise self.fail("[table]", f"missing key {required!r}")
+        seats = self.integer("[table] seats", t["seats"], low=MIN_SEATS, high=MAX_SEATS)
+        game = self.string("[table] game", t["game"], GAMES)
+        blinds = t["blinds"]
+        if not isinstance(blinds, list) or len(blinds) != 2:
+            raise self.fail("[table] blinds", "must be [small blind, big blind]")
+        sb = self.integer("[table] blinds small blind", blinds[0], low=1)
+        bb = self.integer("[table] blinds big blind", blinds[1], low=1)
+        if sb > bb:
+            raise self.fail("[table] blinds", f"small blind {sb} is above big blind {bb}")
+        ante = self.integer("[table] ante", t.get("ante", 0), low=0)
+        button = self.integer("[table] button", t["button"], low=1, high=seats)
+        rules = self.string("[table] rules", t.get("rules", "tda"), RULE_PROFILES)
+        sensors_raw = t.get("sensors", list(SENSORS))
+        if not isinstance(sensors_raw, list) or not sensors_raw:
+            raise self.fail("[table] sensors",
+                            'must be a non-empty list such as ["rfid", "camera"]')
+        sensors = tuple(self.string("[table] sensors", s, SENSORS) for s in sensors_raw)
+        if len(set(sensors)) != len(sensors):
+            raise self.fail("[table] sensors", "lists a sensor twice")
+        for seat in players:
+            if seat > seats:
+                raise self.fail("[players]", f"seat {seat} is beyond the table's {seats} seats")
+        if button not in players:
+            raise self.fail("[table] button", f"seat {button} has no player")
+        return TableSpec(seats=seats, game=game, small_blind=sb, big_blind=bb, ante=ante,
+                         button=button, rules=rules, sensors=sensors)
+
+    def deck(self, value: Any) -> tuple[int, tuple[Card, ...]]:
+        d = self.table("[deck]", value)
+        self.keys("[deck]", d, ("seed", "order"))
+        if "seed" not in d:
+            raise self.fail("[deck]", "missing key 'seed'")
+        seed = self.integer("[deck] seed", d["seed"])
+        order_raw = d.get("order", [])
+        if not isinstance(order_raw, list):
+            raise self.fail("[deck] order", "must be a list of cards such as [\"As\", \"Kd\"]")
+        order = tuple(self.card(f"[deck] order item {i}", c) for i, c in enumerate(order_raw, 1))
+        seen: set[Card] = set()
+        for c in order:
+            if c in seen:
+                raise self.fail("[deck] order", f"{c} is listed twice")
+            seen.add(c)
+        return seed, order
+
+    def steps(self, value: Any, table: TableSpec,
+              players: dict[int, int]) -> tuple[Step, ...]:
+        if not isinstance(value, list) or not value:
+            raise self.fail("top level", "'step' must be one or more [[step]] entries")
+        return tuple(self.step(n, raw, table, players) for n, raw in enumerate(value, 1))
+
+    def zone(self, where: str, value: Any, table: TableSpec) -> str:
+        z = self.string(where, value)
+        if z in (BOARD, BURN, MUCK):
+            return z
+        if z.startswith("seat") and z[4:].isdigit():
+            n = int(z[4:])
+            if 1 <= n <= table.seats:
+                return z
+            raise self.fail(where, f"{z!r}: the table has seats 1 to {table.seats}")
+        raise self.fail(where, f"{z!r} is not a zone (seat1..seat{table.seats}, board, burn, muck)")
+
+    def step(self, n: int, raw: Any, table: TableSpec, players: dict[int, int]) -> Step:
+        where = f"step {n}"
+        s = self.table(where, raw)
+        kinds = [k for k in STEP_KINDS if k in s]
+        if len(kinds) != 1:
+            found = ", ".join(kinds) if kinds else "none"
+            raise self.fail(where, f"needs exactly one of {', '.join(STEP_KINDS)} (found {found})")
+        kind = kinds[0]
+        value = s[kind]
+        if kind in ("green_button", "showdown"):
+            self.keys(where, s, (kind,))
+            if value is not True:
+                raise self.fail(where, f"{kind} must be true")
+            return GreenButton(n) if kind == "green_button" else Showdown(n)
+        if kind == "deal":
+            self.keys(where, s, ("deal",))
+            return Deal(n, self.string(f"{where} deal", value, STREETS))
+        if kind == "card":
+            return self.place(n, s, table)
+        if kind == "move":
+            self.keys(where, s, ("move", "to", "face"))
+            if "to" not in s:
+                raise self.fail(where, "'move' needs 'to'")
+            face = self.string(f"{where} face", s["face"], FACES) if "face" in s else None
+            return MoveCard(n, self.felt_card(f"{where} move", value),
+                            self.zone(f"{where} to", s["to"], table), face)
+        if kind == "flip":
+            self.keys(where, s, ("flip",))
+            return FlipCard(n, self.felt_card(f"{where} flip", value))
+        if kind == "actions":
+            self.keys(where, s, ("actions",))
+            if not isinstance(value, list) or not value:
+                raise self.fail(where, 'actions must be a non-empty list such as ["3 call"]')
+            return Actions(n, tuple(self.action(f"{where} action {i}", a, players)
+                                    for i, a in enumerate(value, 1)))
+        if kind == "resolve":
+            self.keys(where, s, ("resolve",))
+            code = self.string(f"{where} resolve", value)
+            if code not in CATALOGUE:
+                raise self.fail(where, f"resolve: unknown alert code {code!r}")
+            return Resolve(n, code)
+        self.keys(where, s, ("fault",))
+        return Fault(n, self.string(f"{where} fault", value, FAULTS))
+
+    def felt_card(self, where: str, value: Any) -> Card | None:
+        if value == "joker":
+            return None
+        return self.card(where, value)
+
+    def place(self, n: int, s: dict[str, Any], table: TableSpec) -> PlaceCard:
+        where = f"step {n}"
+        self.keys(where, s, ("card", "to", "face", "copy", "foreign"))
+        if "to" not in s:
+            raise self.fail(where, "'card' needs 'to'")
+        token = self.string(f"{where} card", s["card"])
+        to = self.zone(f"{where} to", s["to"], table)
+        copy = self.boolean(f"{where} copy", s.get("copy", False))
+        foreign = self.boolean(f"{where} foreign", s.get("foreign", False))
+        if copy and foreign:
+            raise self.fail(where, "a card cannot be both copy (active deck) and foreign")
+        card: Card | None = None
+        joker = token == "joker"
+        if token not in ("next", "joker"):
+            card = self.card(f"{where} card", token)
+        elif copy or foreign:
+            flag = "copy" if copy else "foreign"
+            raise self.fail(where, f"{flag} = true needs a named card such as \"As\", "
+                                   f"not {token!r}")
+        default = "up" if to == BOARD else "down"
+        face = self.string(f"{where} face", s["face"], FACES) if "face" in s else default
+        return PlaceCard(n, card, joker, to, face, copy, foreign)
+
+    def action(self, where: str, value: Any, players: dict[int, int]) -> ScenarioAction:
+        text = self.string(where, value)
+        parts = text.split()
+        if len(parts) not in (2, 3) or not parts[0].isdigit():
+            raise self.fail(where, f"{text!r} is not 'SEAT ACTION [AMOUNT]' (as in \"5 raise 6\")")
+        seat = int(parts[0])
+        if seat not in players:
+            raise self.fail(where, f"{text!r}: seat {seat} has no player")
+        kind = parts[1]
+        if kind not in ACTION_KINDS:
+            raise self.fail(where, f"{text!r}: {kind!r} is not one of {', '.join(ACTION_KINDS)}")
+        if kind in ("bet", "raise"):
+            if len(parts) != 3 or not parts[2].isdigit() or int(parts[2]) < 1:
+                raise self.fail(where, f"{text!r}: {kind} needs the total amount, as in "
+                                       f"\"{seat} {kind} 6\"")
+            return ScenarioAction(seat, kind, int(parts[2]))
+        if len(parts) != 2:
+            raise self.fail(where, f"{text!r}: {kind} takes no amount")
+        return ScenarioAction(seat, kind)
+
+    def expectations(self, value: Any, table: TableSpec,
+                     n_steps: int) -> tuple[Expectation, ...]:
+        if not isinstance(value, list):
+            raise self.fail("[[expect]]", "must be one or more [[expect]] entries")
+        out: list[Expectation] = []
+        for i, raw in enumerate(value, 1):
+            where = f"expect {i}"
+            e = self.table(where, raw)
+            has = [k for k in ("alert", "no_alert") if k in e]
+            if len(has) != 1:
+                raise self.fail(where, "needs exactly one of 'alert' or 'no_alert'")
+            code = self.string(f"{where} {has[0]}", e[has[0]])
+            if code not in CATALOGUE:
+                raise self.fail(where, f"unknown alert code {code!r}")
+            if has[0] == "no_alert":
+                self.keys(where, e, ("no_alert",))
+                out.append(Expectation(code, expected=False))
+                continue
+            self.keys(where, e, ("alert", "hand", "seat", "step"))
+            hand = self.integer(f"{where} hand", e["hand"], low=1) if "hand" in e else None
+            seat = (self.integer(f"{where} seat", e["seat"], low=1, high=table.seats)
+                    if "seat" in e else None)
+            step = (self.integer(f"{where} step", e["step"], low=1, high=n_steps)
+                    if "step" in e else None)
+            out.append(Expectation(code, expected=True, hand=hand, seat=seat, step=step))
+        return tuple(out)
+
+    def result(self, value: Any, players: dict[int, int]) -> ResultSpec:
+        r = self.table("[result]", value)
+        self.keys("[result]", r, ("strict", "hands", "stacks"))
+        strict = self.boolean("[result] strict", r.get("strict", True))
+        hands = self.integer("[result] hands", r["hands"], low=0) if "hands" in r else None
+        stacks: dict[int, int] | None = None
+        if "stacks" in r:
+            raw = self.table("[result] stacks", r["stacks"])
+            stacks = {}
+            for key, amount in raw.items():
+                if not key.isdigit() or int(key) not in players:
+                    raise self.fail("[result] stacks", f"seat {key!r} has no player")
+                stacks[int(key)] = self.integer(f"[result] stacks seat {key}", amount, low=0)
+        return ResultSpec(strict=strict, hands=hands, stacks=stacks)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+

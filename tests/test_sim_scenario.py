@@ -1,0 +1,167 @@
+"""Scenario parsing and validation (shared spec scenario.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hw_sim.scenario import (
+    Actions,
+    Deal,
+    GreenButton,
+    MoveCard,
+    PlaceCard,
+    ScenarioError,
+    load_scenario,
+    parse_scenario,
+)
+from table_controller.cards import parse_card
+
+HEAD = """
+[table]
+seats = 4
+game = "nlhe"
+blinds = [1, 2]
+button = 1
+[players]
+1 = 100
+2 = 100
+[deck]
+seed = 3
+"""
+
+
+def parse(steps: str, head: str = HEAD, tail: str = "") -> object:
+    return parse_scenario(head + steps + tail, source="x.toml")
+
+
+def error(text: str) -> str:
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario(text, source="x.toml")
+    msg = str(info.value)
+    assert msg.startswith("x.toml: ")
+    return msg
+
+
+def test_full_scenario_parses_with_defaults() -> None:
+    sc = parse_scenario(HEAD + """
+[[step]]
+green_button = true
+[[step]]
+deal = "hole"
+[[step]]
+card = "next"
+to = "board"
+[[step]]
+card = "As"
+copy = true
+to = "seat2"
+[[step]]
+move = "As"
+to = "muck"
+[[step]]
+actions = ["1 raise 6", "2 call"]
+[[expect]]
+alert = "DUPLICATE_CARD"
+hand = 1
+step = 4
+[result]
+hands = 1
+stacks = {1 = 100, 2 = 100}
+""", source="x.toml")
+    assert sc.table.rules == "tda" and sc.table.sensors == ("rfid", "camera")
+    assert sc.table.ante == 0 and sc.players == {1: 100, 2: 100}
+    assert isinstance(sc.steps[0], GreenButton) and sc.steps[0].number == 1
+    assert isinstance(sc.steps[1], Deal) and sc.steps[1].street == "hole"
+    board = sc.steps[2]
+    assert isinstance(board, PlaceCard) and board.is_next and board.face == "up"
+    dup = sc.steps[3]
+    assert isinstance(dup, PlaceCard) and dup.copy and dup.card == parse_card("As")
+    assert dup.face == "down"
+    mv = sc.steps[4]
+    assert isinstance(mv, MoveCard) and mv.face is None and mv.to == "muck"
+    acts = sc.steps[5]
+    assert isinstance(acts, Actions)
+    assert [(a.seat, a.kind, a.amount) for a in acts.actions] == [(1, "raise", 6),
+                                                                 (2, "call", None)]
+    assert sc.expectations[0].step == 4 and sc.result.strict
+    assert sc.result.stacks == {1: 100, 2: 100}
+
+
+@pytest.mark.parametrize(("steps", "needle"), [
+    ('[[step]]\ndeal = "flop"\nto = "board"\n', "step 1: unknown key 'to'"),
+    ('[[step]]\ndeal = "preflop"\n', "step 1 deal: 'preflop' is not one of"),
+    ('[[step]]\ncard = "next"\n', "step 1: 'card' needs 'to'"),
+    ('[[step]]\ncard = "Xx"\nto = "board"\n', "step 1 card: not a card: 'Xx'"),
+    ('[[step]]\ncard = "next"\nto = "seat7"\n', "step 1 to: 'seat7': the table has seats 1 to 4"),
+    ('[[step]]\ncard = "next"\nto = "table"\n', "step 1 to: 'table' is not a zone"),
+    ('[[step]]\ncard = "next"\ncopy = true\nto = "board"\n', "copy = true needs a named card"),
+    ('[[step]]\ncard = "As"\ncopy = true\nforeign = true\nto = "board"\n', "both copy"),
+    ('[[step]]\ngreen_button = true\ndeal = "hole"\n', "needs exactly one of"),
+    ('[[step]]\ngreen_button = false\n', "green_button must be true"),
+    ('[[step]]\nactions = ["3 call"]\n', "seat 3 has no player"),
+    ('[[step]]\nactions = ["1 raise"]\n', "raise needs the total amount"),
+    ('[[step]]\nactions = ["1 call 4"]\n', "call takes no amount"),
+    ('[[step]]\nactions = ["1 shove"]\n', "'shove' is not one of"),
+    ('[[step]]\nresolve = "FOUR_CARDS"\n', "unknown alert code 'FOUR_CARDS'"),
+    ('[[step]]\nfault = "power_cut"\n', "'power_cut' is not one of"),
+    ('[[step]]\nflip = "As"\nface = "up"\n', "unknown key 'face'"),
+])
+def test_bad_step_names_file_step_and_problem(steps: str, needle: str) -> None:
+    msg = error(HEAD + '[[step]]\ngreen_button = true\n' + steps.replace("step 1", "step 2"))
+    assert needle.replace("step 1", "step 2") in msg
+
+
+@pytest.mark.parametrize(("head", "needle"), [
+    (HEAD.replace("seats = 4", "seats = 11"), "[table] seats: 11 is above 10"),
+    (HEAD.replace('"nlhe"', '"omaha"'), "[table] game: 'omaha' is not one of"),
+    (HEAD.replace("[1, 2]", "[2, 1]"), "small blind 2 is above big blind 1"),
+    (HEAD.replace("button = 1", "button = 3"), "[table] button: seat 3 has no player"),
+    (HEAD.replace("seed = 3", 'seed = "x"'), "[deck] seed: must be an integer"),
+    (HEAD.replace("seed = 3", 'seed = 3\norder = ["As", "As"]'), "As is listed twice"),
+    (HEAD.replace("2 = 100", "5 = 100"), "seat 5 is beyond the table's 4 seats"),
+    (HEAD.replace("2 = 100\n", ""), "a hand needs at least 2"),
+    (HEAD.replace("[deck]\nseed = 3\n", ""), "missing a [deck] section"),
+    (HEAD + "colour = 1\n", "unknown key 'colour'"),
+])
+def test_bad_table_names_the_section(head: str, needle: str) -> None:
+    assert needle in error(head + '[[step]]\ngreen_button = true\n')
+
+
+@pytest.mark.parametrize(("tail", "needle"), [
+    ('[[expect]]\nalert = "NOPE"\n', "expect 1: unknown alert code 'NOPE'"),
+    ('[[expect]]\nalert = "JOKER"\nstep = 9\n', "expect 1 step: 9 is above 1"),
+    ('[[expect]]\nno_alert = "JOKER"\nhand = 1\n', "expect 1: unknown key 'hand'"),
+    ('[result]\nstacks = {3 = 10}\n', "[result] stacks: seat '3' has no player"),
+    ('[result]\nstrict = "yes"\n', "[result] strict: must be true or false"),
+])
+def test_bad_expectations(tail: str, needle: str) -> None:
+    assert needle in error(HEAD + '[[step]]\ngreen_button = true\n' + tail)
+
+
+def test_no_steps_and_bad_toml() -> None:
+    assert "[[step]] entries" in error(HEAD)
+    assert "not valid TOML" in error(HEAD + "[[step]\n")
+
+
+def test_load_scenario_names_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match="cannot read"):
+        load_scenario(tmp_path / "nope.toml")
+
+
+SHARED = Path(__file__).resolve().parents[1] / "../shared/scenarios"
+PROJECT = Path(__file__).resolve().parents[1] / "table_controller/data/scenarios"
+OWN = Path(__file__).resolve().parent / "scenarios"
+
+
+def scenario_files() -> list[Path]:
+    files = sorted(PROJECT.glob("*.toml")) + sorted(OWN.glob("*.toml"))
+    if SHARED.is_dir():
+        files += sorted(SHARED.glob("*.toml"))
+    return files
+
+
+@pytest.mark.parametrize("path", scenario_files(), ids=lambda p: p.name)
+def test_every_scenario_file_is_valid(path: Path) -> None:
+    assert load_scenario(path).steps
