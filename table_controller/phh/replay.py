@@ -1,0 +1,298 @@
+"""Play a :class:`HandHistory` through our rules engine and return the finishing stacks.
+
+The engine decides everything it decides at a real table (blinds, who acts, legal amounts,
+pots, odd chips, showdown); the file only supplies the decisions and the cards. Any action the
+engine refuses, any card that is not a card or appears twice, and any hand the engine cannot set
+up the way the file describes raises :class:`PhhError` naming the action or field.
+
+What the engine plays, and so what can be replayed (docs/hand-histories.md):
+
+- variants NT, PT, FT; uniform antes; blinds ``[SB, BB, 0, ...]`` with optionally a straddle of
+  2 x BB by ``p3`` (the player left of the big blind, rules.md §2 [000]);
+- ``min_bet`` equal to the big blind (the minimum bet is the big blind, rules.md §3);
+- whole chips only; at most 10 seats (rules.md §1);
+- user-defined fields written by :mod:`.export`: ``_odd_chip``, ``_rake_percent``,
+  ``_rake_cap``, ``_chip_unit``, ``_tournament``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+
+from table_controller.cards import Card
+from table_controller.engine import (
+    Action,
+    ActionKind,
+    EngineError,
+    GameConfig,
+    Hand,
+    OddChipRule,
+    Posted,
+    PostKind,
+    RakeConfig,
+    Street,
+    Structure,
+    Table,
+)
+from table_controller.phh import codec
+from table_controller.phh.model import (
+    BetOrRaiseTo,
+    CheckOrCall,
+    DealBoard,
+    DealHole,
+    Fold,
+    HandHistory,
+    NoOp,
+    PhhAction,
+    PhhError,
+    ShowOrMuck,
+)
+
+STRUCTURE_OF = {"NT": Structure.NO_LIMIT, "PT": Structure.POT_LIMIT, "FT": Structure.FIXED_LIMIT}
+MAX_SEATS = 10  # rules.md §1: a table seats 2-10 players
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """A replayed hand: finishing stacks in the file's player order, and the engine's hand."""
+
+    finishing_stacks: tuple[int, ...]
+    hand: Hand
+
+
+def _field(name: str, message: str) -> PhhError:
+    return PhhError(f"field {name!r}: {message}")
+
+
+def game_config(history: HandHistory) -> GameConfig:
+    """The engine configuration a history describes (raises PhhError for what it cannot play)."""
+    structure = STRUCTURE_OF.get(history.variant)
+    if structure is None:
+        raise _field("variant", f"unsupported variant {history.variant!r}")
+    if len(set(history.antes)) != 1:
+        raise _field(
+            "antes",
+            f"non-uniform antes {list(history.antes)} (big-blind or button ante) are not played "
+            "by this table; the engine takes the same ante from every player (rules.md §2)",
+        )
+    ante = history.antes[0]
+    blinds = history.blinds_or_straddles
+    small_blind, big_blind = blinds[0], blinds[1]
+    extra = list(blinds[3:])  # blinds[2] is a straddle by p3, checked in replay()
+    if any(extra) or big_blind <= 0 or small_blind > big_blind:
+        raise _field(
+            "blinds_or_straddles",
+            f"{list(blinds)}: this table plays a small blind, a big blind and optionally one "
+            "straddle by p3 (rules.md §2)",
+        )
+    if structure is not Structure.FIXED_LIMIT and history.min_bet != big_blind:
+            raise _field(
+                "min_bet",
+                f"{history.min_bet} differs from the big blind {big_blind}; the minimum bet is "
+                "the big blind (rules.md §3)",
+            )
+    if ante and not history.ante_trimming_status and min(history.starting_stacks) < ante:
+        raise _field(
+            "ante_trimming_status",
+            "false with a stack shorter than the ante: the engine pays a short ante only the "
+            "chips it contributed (side pots by contribution, rules.md §4), i.e. true",
+        )
+    user = history.user_fields
+    try:
+        odd_chip = OddChipRule(user.get("_odd_chip", OddChipRule.TDA.value))
+    except ValueError:
+        choices = ", ".join(r.value for r in OddChipRule)
+        raise _field("_odd_chip", f"{user.get('_odd_chip')!r} is not one of {choices}") from None
+    rake = None
+    if "_rake_percent" in user:
+        try:
+            rake = RakeConfig(percent=str(user["_rake_percent"]), cap=user.get("_rake_cap"))
+        except (EngineError, ValueError, TypeError) as exc:
+            raise _field("_rake_percent", str(exc)) from None
+    try:
+        return GameConfig(
+            structure=structure,
+            small_blind=small_blind,
+            big_blind=big_blind,
+            ante=ante,
+            odd_chip=odd_chip,
+            rake=rake,
+            chip_unit=int(user.get("_chip_unit", 1)),
+            tournament=bool(user.get("_tournament", False)),
+            small_bet=history.small_bet,
+            big_bet=history.big_bet,
+        )
+    except (EngineError, ValueError, TypeError) as exc:
+        raise PhhError(f"game configuration: {exc}") from None
+
+
+def _seats(history: HandHistory) -> tuple[tuple[int, ...], int]:
+    """Seat of each player (p1 first) and the table size, checked for clockwise order."""
+    count = history.player_count
+    if history.seats is None:
+        seats = tuple(range(1, count + 1))
+    else:
+        seats = history.seats
+        # p1..pN must run clockwise (increasing seat numbers, wrapping once) from p1.
+        wraps = sum(1 for a, b in pairwise(seats) if b < a)
+        if wraps > 1 or (wraps == 1 and seats[-1] >= seats[0]):
+            raise _field(
+                "seats",
+                f"{list(seats)}: players must be listed clockwise from the small blind to the "
+                "button",
+            )
+    size = max(max(seats), history.seat_count or 0, count)
+    if size > MAX_SEATS:
+        raise _field("seats", f"a table has at most {MAX_SEATS} seats (rules.md §1)")
+    return seats, size
+
+
+def replay(history: HandHistory) -> Replayed:
+    """Play ``history`` through the engine; raises PhhError naming what was wrong."""
+    config = game_config(history)
+    seats, size = _seats(history)
+    player_of = {seat: i + 1 for i, seat in enumerate(seats)}
+    try:
+        table = Table(config, seats=size)
+        for seat, stack in zip(seats, history.starting_stacks, strict=True):
+            table.sit(seat, stack)
+        table.set_button(seats[-1])
+        straddle = seats[2] if len(seats) >= 3 and history.blinds_or_straddles[2] else None
+        hand = table.start_hand(straddle=straddle)
+    except EngineError as exc:
+        raise PhhError(f"cannot set up the hand: {exc}") from None
+    if tuple(hand.deal_order) != seats:
+        raise PhhError(
+            f"the engine deals seats {list(hand.deal_order)}, the file lists players at seats "
+            f"{list(seats)} (p1 must be first left of the button)"
+        )
+    if straddle is not None and hand_straddle(hand) != history.blinds_or_straddles[2]:
+        raise _field(
+            "blinds_or_straddles",
+            f"straddle of {history.blinds_or_straddles[2]}; the straddle is 2 x the big blind "
+            f"= {2 * config.big_blind} (rules.md §2)",
+        )
+
+    state = _ReplayState(hand=hand, seats=seats, player_of=player_of)
+    for number, action in enumerate(history.actions, start=1):
+        try:
+            state.apply(action)
+        except (PhhError, EngineError) as exc:
+            raise PhhError(f"action {number} {codec.format_action(action)!r}: {exc}") from None
+    state.finish()
+    result = hand.result
+    assert result is not None
+    return Replayed(tuple(result.final_stacks[s] for s in seats), hand)
+
+
+def hand_straddle(hand: Hand) -> int:
+    """Chips posted as a straddle in ``hand`` (0 if none)."""
+    return sum(
+        r.amount for r in hand.log if isinstance(r, Posted) and r.kind is PostKind.STRADDLE
+    )
+
+
+class _ReplayState:
+    """Applies PHH actions to an engine hand, checking what PHH promises (turns, cards)."""
+
+    def __init__(self, *, hand: Hand, seats: Sequence[int], player_of: dict[int, int]) -> None:
+        self.hand = hand
+        self.seats = seats
+        self.player_of = player_of
+        self.seen: dict[Card, str] = {}
+        self.hole: dict[int, tuple[Card, ...]] = {}
+        self.shown: dict[int, tuple[Card, ...]] = {}
+        self.mucked: set[int] = set()
+
+    def _claim(self, cards: Sequence[Card], where: str) -> None:
+        for card in cards:
+            other = self.seen.get(card)
+            if other is not None:
+                raise PhhError(f"card {card} is dealt twice ({other} and {where})")
+            self.seen[card] = where
+
+    def _seat_to_act(self, player: int) -> int:
+        seat = self.seats[player - 1]
+        to_act = self.hand.to_act
+        if to_act is None:
+            raise PhhError("no betting action is due now (the round is over)")
+        if to_act != seat:
+            raise PhhError(f"not p{player}'s turn: p{self.player_of[to_act]} is to act")
+        return seat
+
+    def apply(self, action: PhhAction) -> None:
+        hand = self.hand
+        match action:
+            case DealHole(player, cards, _):
+                seat = self.seats[player - 1]
+                if seat in self.hole:
+                    raise PhhError(f"p{player} already has hole cards")
+                if len(cards) != 2:
+                    raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
+                known = tuple(c for c in cards if c is not None)
+                if len(known) == 2:
+                    self._claim(known, f"p{player}")
+                    hand.deal_hole(seat, known)
+                    self.hole[seat] = known
+            case DealBoard(cards, _):
+                self._claim(cards, "the board")
+                hand.deal_board(cards)
+            case Fold(player, _):
+                hand.act(Action(seat=self._seat_to_act(player), kind=ActionKind.FOLD))
+            case CheckOrCall(player, _):
+                seat = self._seat_to_act(player)
+                legal = hand.legal_actions(seat)
+                kind = ActionKind.CHECK if legal.can_check else ActionKind.CALL
+                hand.act(Action(seat=seat, kind=kind))
+            case BetOrRaiseTo(player, amount, _):
+                seat = self._seat_to_act(player)
+                legal = hand.legal_actions(seat)
+                if amount == legal.all_in_to:
+                    hand.act(Action(seat=seat, kind=ActionKind.ALL_IN))
+                else:
+                    kind = ActionKind.BET if legal.can_bet else ActionKind.RAISE
+                    hand.act(Action(seat=seat, kind=kind, amount=amount))
+            case ShowOrMuck(player, shown, cards, _):
+                seat = self.seats[player - 1]
+                if not shown:
+                    self.mucked.add(seat)
+                    return
+                known = tuple(c for c in cards if c is not None)
+                if cards and len(known) == len(cards):
+                    dealt = self.hole.get(seat)
+                    if dealt is not None and set(dealt) != set(known):
+                        raise PhhError(
+                            f"p{player} shows {' '.join(map(str, known))} but was dealt "
+                            f"{' '.join(map(str, dealt))}"
+                        )
+                    if dealt is None:
+                        self._claim(known, f"p{player}")
+                    self.shown[seat] = known
+            case NoOp(_):
+                pass
+
+    def finish(self) -> None:
+        hand = self.hand
+        if hand.street is Street.SHOWDOWN:
+            cards = {**self.hole, **self.shown}
+            contenders = {s: c for s, c in cards.items() if s not in self.mucked}
+            try:
+                hand.showdown(contenders, mucked=sorted(self.mucked))
+            except EngineError as exc:
+                raise PhhError(f"showdown: {exc}") from None
+        if hand.street is not Street.COMPLETE or hand.result is None:
+            where = hand.street.value
+            who = "" if hand.to_act is None else f", p{self.player_of[hand.to_act]} to act"
+            raise PhhError(f"the actions end before the hand is over ({where}{who})")
+
+
+def replay_file(path: str | Path) -> Replayed:
+    """Load and replay one file; error messages start with the file name."""
+    history = codec.load(path)
+    try:
+        return replay(history)
+    except PhhError as exc:
+        raise PhhError(f"{path}: {exc}") from None
