@@ -1,0 +1,350 @@
+"""RfidReader: raw tag events from the controller -> debounced card observations per zone.
+
+The controller reports raw edges (TAG_SEEN / TAG_GONE, docs/protocol.md §4); RFID reads flicker,
+so the reader holds a tag present for ``hold_time`` seconds after it went missing and reports it
+removed only if no read came back in that time (docs/protocol.md §6). A placement is reported at
+once: the deal order is checked on placements (rules.md §2), so they must not wait.
+
+One tag is in one zone: a tag read on another antenna has moved, and is reported removed from
+its old zone and placed in the new one at the same instant.
+
+Time is injected (``clock``, default ``time.monotonic``); :meth:`poll` processes the holds that
+expired by a given time, so a simulator can run the reader on a clock it drives. Observations go
+to ``sink`` in the order decided, with non-decreasing ``t``: a removal carries the time its hold
+ran out, placements the time their event was handled.
+
+While the link is down nothing expires (the reader cannot know what happened); after a reconnect
+a full inventory is reconciled with what was known: tags that appeared are placed, tags that are
+missing start their hold (and are removed if they stay missing), tags that did not move produce
+nothing. The same reconciliation runs after lost frames (a sequence gap), since a lost frame may
+have been a tag event.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from firmware_bridge.protocol import (
+    DeviceError,
+    DeviceErrorCode,
+    DeviceHeartbeat,
+    DeviceHello,
+    DeviceMessage,
+    FramesLost,
+    HostMessage,
+    InventoryBegin,
+    InventoryEnd,
+    InventoryEntry,
+    InventoryRequest,
+    TagGone,
+    TagSeen,
+)
+from firmware_bridge.rfid_config import ReaderConfig
+from firmware_bridge.tags import TagIdentity, TagResolver
+from table_controller.observations import (
+    CardEvent,
+    CardObservation,
+    Face,
+    Observation,
+    SensorStatus,
+    Source,
+)
+
+log = logging.getLogger(__name__)
+
+UNKNOWN_IDENTITY = TagIdentity(card=None, deck=None, active=False)
+
+Sender = Callable[[HostMessage], bool]
+"""Sends a message to the controller; False when the link is down (the message is dropped)."""
+
+
+@dataclass(slots=True)
+class ReaderStats:
+    placed: int = 0
+    removed: int = 0
+    moved: int = 0
+    flicker_absorbed: int = 0
+    unmapped_reads: int = 0
+    stale_gone: int = 0
+    resolver_errors: int = 0
+    inventories_requested: int = 0
+    inventories_completed: int = 0
+    inventories_discarded: int = 0
+    frames_lost: int = 0
+    device_errors: int = 0
+    last_device_error: str = ""
+
+
+@dataclass(slots=True)
+class _Tag:
+    antenna: int
+    zone: str
+    identity: TagIdentity
+    gone_since: float | None = None
+
+
+@dataclass(slots=True)
+class _Inventory:
+    request_id: int
+    asked_at: float
+    begun: bool = False
+    entries: dict[bytes, int] | None = None
+
+
+class RfidReader:
+    """Implements :class:`firmware_bridge.link.LinkListener`; thread-safe (one lock)."""
+
+    def __init__(
+        self,
+        *,
+        resolver: TagResolver,
+        config: ReaderConfig | None = None,
+        sink: Callable[[Observation], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        send: Sender | None = None,
+    ) -> None:
+        self.config = config or ReaderConfig()
+        self.observations: queue.Queue[Observation] = queue.Queue()
+        self._sink = sink or self.observations.put
+        self._resolver = resolver
+        self._clock = clock
+        self._send: Sender | None = send
+        self._lock = threading.RLock()
+        self._tags: dict[bytes, _Tag] = {}
+        self._online = False
+        self._ever_synced = False
+        self._offline_reported = False
+        self._syncing = False
+        self._inventory: _Inventory | None = None
+        self._next_request = 0
+        self.device: DeviceHello | None = None
+        self.stats = ReaderStats()
+
+    # ------------------------------------------------------------------ public
+    def bind(self, send: Sender) -> None:
+        """Where requests to the controller go (the link's ``send``)."""
+        with self._lock:
+            self._send = send
+
+    @property
+    def online(self) -> bool:
+        """True once the link is up and the first inventory after it has been reconciled."""
+        with self._lock:
+            return self._online and not self._syncing
+
+    def present(self) -> dict[str, set[str]]:
+        """Zone -> keys (UID hex) of the tags the reader holds present now (pending holds
+        included)."""
+        with self._lock:
+            out: dict[str, set[str]] = {}
+            for uid, tag in self._tags.items():
+                out.setdefault(tag.zone, set()).add(uid.hex())
+            return out
+
+    def poll(self, now: float | None = None) -> None:
+        """Report the removals whose hold ran out by ``now`` (default: the clock); re-ask an
+        inventory that got no answer in time."""
+        with self._lock:
+            t = self._clock() if now is None else now
+            if self._online and not self._syncing:
+                self._expire(t)
+            inv = self._inventory
+            if (self._online and inv is not None
+                    and t - inv.asked_at >= self.config.inventory_timeout):
+                self.stats.inventories_discarded += 1
+                self._request_inventory(t)
+
+    # ------------------------------------------------------------------ LinkListener
+    def link_up(self, hello: DeviceHello) -> None:
+        with self._lock:
+            now = self._clock()
+            self.device = hello
+            self._online = True
+            self._syncing = True
+            top = max(self.config.antenna_zones, default=-1)
+            if top >= hello.antenna_count:
+                log.warning("antenna %d is mapped to a zone but the controller has %d antennas",
+                            top, hello.antenna_count)
+            self._request_inventory(now)
+
+    def link_down(self, reason: str) -> None:
+        with self._lock:
+            now = self._clock()
+            if self._online and not self._syncing:
+                self._expire(now)
+            self._online = False
+            self._syncing = False
+            self._inventory = None
+            if not self._offline_reported:
+                self._offline_reported = True
+                self._emit(SensorStatus(Source.RFID, False, now, f"RFID link down: {reason}"))
+
+    def frames_lost(self, lost: FramesLost) -> None:
+        with self._lock:
+            self.stats.frames_lost += lost.count or 1
+            log.info("RFID frames lost (%s): resynchronising with an inventory", lost.reason)
+            if self._online:
+                self._request_inventory(self._clock())
+
+    def received(self, msg: DeviceMessage) -> None:
+        with self._lock:
+            now = self._clock()
+            if self._online and not self._syncing:
+                self._expire(now)
+            match msg:
+                case TagSeen():
+                    self._seen(msg.uid, msg.antenna, now)
+                case TagGone():
+                    self._gone(msg.uid, msg.antenna, now)
+                case InventoryBegin():
+                    inv = self._inventory
+                    if inv is not None and msg.request_id == inv.request_id:
+                        inv.begun = True
+                        inv.entries = {}
+                case InventoryEntry():
+                    inv = self._inventory
+                    if (inv is not None and inv.entries is not None
+                            and msg.request_id == inv.request_id):
+                        inv.entries[msg.uid] = msg.antenna
+                case InventoryEnd():
+                    self._inventory_end(msg, now)
+                case DeviceError():
+                    self._device_error(msg)
+                case DeviceHeartbeat() | DeviceHello():
+                    pass
+
+    def tick(self) -> None:
+        self.poll()
+
+    def set_outputs(self, msg: HostMessage) -> bool:
+        """Pass a SET_OUTPUTS (or any host message) to the controller; False if the link is down."""
+        with self._lock:
+            return self._send(msg) if self._send is not None else False
+
+    # ------------------------------------------------------------------ internals
+    def _emit(self, obs: Observation) -> None:
+        try:
+            self._sink(obs)
+        except Exception:  # a consumer's bug must not stop the link thread or lose later events
+            log.exception("observation sink failed on %r", obs)
+
+    def _identify(self, uid: bytes) -> TagIdentity:
+        try:
+            return self._resolver.identify(uid)
+        except Exception:
+            self.stats.resolver_errors += 1
+            log.exception("tag resolver failed on UID %s; reporting the tag as unknown", uid.hex())
+            return UNKNOWN_IDENTITY
+
+    def _card_obs(self, event: CardEvent, uid: bytes, tag: _Tag, t: float) -> CardObservation:
+        ident = tag.identity
+        return CardObservation(
+            event=event, zone=tag.zone, t=t, source=Source.RFID, key=uid.hex(),
+            card=ident.card, face=Face.UNKNOWN, deck=ident.deck, foreign=ident.foreign,
+            joker=ident.joker)
+
+    def _seen(self, uid: bytes, antenna: int, now: float) -> None:
+        zone = self.config.antenna_zones.get(antenna)
+        if zone is None:
+            self.stats.unmapped_reads += 1
+            return
+        tag = self._tags.get(uid)
+        if tag is None:
+            tag = _Tag(antenna=antenna, zone=zone, identity=self._identify(uid))
+            self._tags[uid] = tag
+            self.stats.placed += 1
+            self._emit(self._card_obs(CardEvent.PLACED, uid, tag, now))
+            return
+        if tag.zone == zone:
+            if tag.gone_since is not None:
+                self.stats.flicker_absorbed += 1
+            tag.gone_since = None
+            tag.antenna = antenna
+            return
+        self.stats.moved += 1
+        self.stats.removed += 1
+        self._emit(self._card_obs(CardEvent.REMOVED, uid, tag, now))
+        tag.antenna, tag.zone, tag.gone_since = antenna, zone, None
+        tag.identity = self._identify(uid)
+        self.stats.placed += 1
+        self._emit(self._card_obs(CardEvent.PLACED, uid, tag, now))
+
+    def _gone(self, uid: bytes, antenna: int, now: float) -> None:
+        tag = self._tags.get(uid)
+        if tag is None or tag.antenna != antenna:
+            self.stats.stale_gone += 1  # already moved elsewhere, or never seen
+            return
+        if tag.gone_since is None:
+            tag.gone_since = now
+
+    def _expire(self, now: float) -> None:
+        hold = self.config.hold_time
+        due = sorted(
+            ((tag.gone_since + hold, uid) for uid, tag in self._tags.items()
+             if tag.gone_since is not None and tag.gone_since + hold <= now))
+        for deadline, uid in due:
+            tag = self._tags.pop(uid)
+            self.stats.removed += 1
+            self._emit(self._card_obs(CardEvent.REMOVED, uid, tag, deadline))
+
+    def _request_inventory(self, now: float) -> None:
+        self._next_request = (self._next_request + 1) % 0x10000
+        self._inventory = _Inventory(request_id=self._next_request, asked_at=now)
+        self.stats.inventories_requested += 1
+        if self._send is not None:
+            self._send(InventoryRequest(self._next_request))
+
+    def _inventory_end(self, msg: InventoryEnd, now: float) -> None:
+        inv = self._inventory
+        if inv is None or msg.request_id != inv.request_id:
+            return  # an answer to a request we gave up on
+        if inv.entries is None or len(inv.entries) != msg.entry_count:
+            got = 0 if inv.entries is None else len(inv.entries)
+            log.info("inventory %d incomplete (%d of %d entries): asking again",
+                     msg.request_id, got, msg.entry_count)
+            self.stats.inventories_discarded += 1
+            self._request_inventory(now)
+            return
+        self._inventory = None
+        self._reconcile(inv.entries, now)
+        self.stats.inventories_completed += 1
+        if self._syncing:
+            self._syncing = False
+            recovered = self._ever_synced
+            self._ever_synced = True
+            self._offline_reported = False
+            dev = self.device
+            what = f"firmware {dev.firmware_text}, {dev.antenna_count} antennas" if dev else ""
+            detail = f"RFID link recovered: {what}" if recovered else f"RFID connected: {what}"
+            self._emit(SensorStatus(Source.RFID, True, now, detail))
+            self._expire(now)
+
+    def _reconcile(self, snapshot: dict[bytes, int], now: float) -> None:
+        """Inventory vs. known state: new or moved tags are reported now; known tags missing from
+        the snapshot start their hold (one inventory is one scan: it can catch a flicker)."""
+        zones = self.config.antenna_zones
+        present = {uid: ant for uid, ant in snapshot.items() if ant in zones}
+        self.stats.unmapped_reads += len(snapshot) - len(present)
+        for uid, antenna in present.items():
+            self._seen(uid, antenna, now)
+        for uid, tag in self._tags.items():
+            if uid not in present and (tag.gone_since is None or self._syncing):
+                tag.gone_since = now  # after an outage the hold restarts: the outage is not absence
+
+    def _device_error(self, msg: DeviceError) -> None:
+        self.stats.device_errors += 1
+        try:
+            name = DeviceErrorCode(msg.code).name
+        except ValueError:
+            name = f"code {msg.code}"
+        where = "" if msg.antenna == 0xFF else f" on antenna {msg.antenna}"
+        zone = self.config.antenna_zones.get(msg.antenna)
+        if zone is not None:
+            where += f" ({zone})"
+        self.stats.last_device_error = f"{name}{where}: {msg.detail}"
+        log.warning("RFID controller reports %s", self.stats.last_device_error)
