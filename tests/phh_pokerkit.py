@@ -9,6 +9,8 @@ Texas hold'em variant code; ``PT`` is registered here from pokerkit's own buildi
 from __future__ import annotations
 
 import random
+import warnings
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pokerkit as pk
@@ -114,3 +116,99 @@ def random_pokerkit_phh(
         text = text.replace("variant = 'NT'", "variant = 'PT'", 1)
         assert "variant = 'PT'" in text
     return text, [int(s) for s in state.stacks]
+
+
+# ---------------------------------------------------------------------------------------------
+# engine hands: export -> our replay and pokerkit's replay -> same finishing stacks
+
+
+@dataclass(frozen=True, slots=True)
+class RoundTrip:
+    """``status``: "ok" (ours and pokerkit agree with the engine), "ours-only" (our replay agrees;
+    pokerkit not asked, ``detail`` says why), "not-exportable" (``detail`` says why) or
+    "mismatch" (``detail`` shows the difference and the PHH text)."""
+
+    status: str
+    detail: str = ""
+
+
+def not_exportable_reason(hand: Any) -> str | None:
+    """Why PHH cannot express ``hand`` at all (documented in docs/hand-histories.md)."""
+    from table_controller.engine import Posted, PostKind
+
+    result = hand.result
+    if result is None:
+        return "hand not finished"
+    if result.voided:
+        return "voided hand (misdeal or fouled deck): every chip returned, nothing played"
+    for record in hand.log:
+        if isinstance(record, Posted) and record.kind in (
+            PostKind.MISSED_SMALL_BLIND,
+            PostKind.MISSED_BIG_BLIND,
+        ):
+            return "missed-blind post: PHH has no notation for dead or out-of-position blinds"
+    return None
+
+
+def pokerkit_skip_reason(hand: Any, config: Any) -> str | None:
+    """Why pokerkit, by its own conventions, would pay ``hand`` differently from the rules we
+    implement (documented in docs/hand-histories.md); None when it must agree exactly."""
+    from table_controller.engine import ActionKind, ActionTaken, OddChipRule, Structure
+
+    result = hand.result
+    if result.rake:
+        return "raked hand: pokerkit rakes each pot with its own rounding"
+    split = [p for p in result.pots if len(p.winners) > 1 and p.amount % len(p.winners)]
+    if split:
+        if config.odd_chip is not OddChipRule.TDA:
+            return f"odd chips under the house rule {config.odd_chip.value}"
+        if config.chip_unit != 1:
+            return "odd chips of a chip unit above 1"
+        if any(p.amount % len(p.winners) > 1 for p in split):
+            return "several odd chips: TDA gives one per winner, pokerkit all to the first"
+        eligible = [tuple(sorted(p.eligible)) for p in result.pots]
+        if len(set(eligible)) != len(eligible):
+            return "odd chips in pots with the same players: pokerkit merges such pots first"
+    if config.structure is Structure.FIXED_LIMIT:
+        raises: dict[Any, int] = {}
+        for record in hand.log:
+            if isinstance(record, ActionTaken) and record.kind in (
+                ActionKind.BET,
+                ActionKind.RAISE,
+            ):
+                raises[record.street] = raises.get(record.street, 0) + 1
+        if any(n > 4 for n in raises.values()):
+            return "fixed-limit raising past the cap heads-up (cash game, TDA 40): pokerkit caps"
+    return None
+
+
+def round_trip(hand: Any, config: Any) -> RoundTrip:
+    """Export ``hand``, replay the text with our engine and with pokerkit, compare stacks."""
+    from table_controller.phh import dumps, loads
+    from table_controller.phh.export import export_hand
+    from table_controller.phh.model import PhhError
+    from table_controller.phh.replay import replay
+
+    reason = not_exportable_reason(hand)
+    if reason is not None:
+        return RoundTrip("not-exportable", reason)
+    text = dumps(export_hand(hand, config=config))
+    expected = [hand.result.final_stacks[s] for s in hand.deal_order]
+    try:
+        ours = list(replay(loads(text)).finishing_stacks)
+    except PhhError as exc:
+        return RoundTrip("mismatch", f"our replay refused the export: {exc}\n{text}")
+    if ours != expected:
+        return RoundTrip("mismatch", f"our replay gives {ours}, the engine {expected}\n{text}")
+    reason = pokerkit_skip_reason(hand, config)
+    if reason is not None:
+        return RoundTrip("ours-only", reason)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = pokerkit_finishing_stacks(text)
+    except Exception as exc:  # pokerkit's refusal, whatever its type, is the finding
+        return RoundTrip("mismatch", f"pokerkit refused the export: {exc!r}\n{text}")
+    if theirs != expected:
+        return RoundTrip("mismatch", f"pokerkit gives {theirs}, the engine {expected}\n{text}")
+    return RoundTrip("ok")
