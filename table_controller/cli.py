@@ -15,6 +15,7 @@ from collections.abc import Sequence
 # (command, module, one-line help). Each module defines ``configure(parser)`` and ``run(args)``.
 COMMANDS: list[tuple[str, str, str]] = [
     ("phh", "table_controller.commands.phh", "hand histories in the PHH format"),
+    ("sim", "table_controller.commands.sim", "run a scenario on the simulated table"),
 ]
 
 

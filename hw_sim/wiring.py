@@ -1,0 +1,283 @@
+"""Build the real controller and the sensor chains a scenario runs through.
+
+- RFID: the table model's tags -> the virtual RFID controller -> the REAL
+  :class:`firmware_bridge.reader.RfidReader` (presence debouncing, tag resolution, zone map)
+  on the simulator's clock. With the serial link and the virtual controller on a pty present
+  (``firmware_bridge.link``, ``hw_sim.rfid_controller``) the bytes go over a real pyserial
+  connection; see :func:`build_rfid`.
+- Button: a press with contact bounce on a simulated GPIO pin -> the REAL shuffler-button
+  debouncer when it is present.
+- Controller: the REAL dealing monitor (``table_controller.monitor``) with the REAL rules engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware_bridge.button import ShufflerButton
+from firmware_bridge.protocol import (
+    PROTOCOL_MAJOR,
+    PROTOCOL_MINOR,
+    DeviceHello,
+    HostMessage,
+    InventoryBegin,
+    InventoryEnd,
+    InventoryEntry,
+    InventoryRequest,
+    ReaderType,
+    TagGone,
+    TagSeen,
+)
+from firmware_bridge.reader import RfidReader
+from firmware_bridge.rfid_config import DEFAULT_ANTENNA_ZONES, ReaderConfig
+from hw_sim.clock import SimClock
+from hw_sim.gpio import Bounce, SimGpio, bounce_burst
+from hw_sim.scenario import Scenario, ScenarioAction
+from hw_sim.table_model import TableModel
+from table_controller.alerts import Alert
+from table_controller.observations import Observation
+
+ZONE_ANTENNAS = {zone: antenna for antenna, zone in DEFAULT_ANTENNA_ZONES.items()}
+
+
+class WiringError(RuntimeError):
+    """A part of the controller the simulator needs is not available."""
+
+
+# --- RFID ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ModelAntennas:
+    """What each antenna reads on the simulated table: the tags lying in its zone, minus those
+    a ``tag_dropout`` fault hides for a while."""
+
+    model: TableModel
+    hidden: dict[bytes, float] = field(default_factory=dict)  # uid -> hidden until (sim s)
+
+    def reads(self, now: float) -> dict[bytes, int]:
+        """UID -> antenna for every tag read now."""
+        out: dict[bytes, int] = {}
+        for pc in self.model.felt:
+            if self.hidden.get(pc.uid, 0.0) > now:
+                continue
+            antenna = ZONE_ANTENNAS.get(pc.zone)
+            if antenna is not None:
+                out[pc.uid] = antenna
+        return out
+
+
+@dataclass(slots=True)
+class InProcessRfid:
+    """The controller end of the RFID link, played in-process: it speaks protocol messages
+    (HELLO, TAG_SEEN, TAG_GONE, inventories) straight to the real reader. Used until the serial
+    link and the pty controller are available; it carries ``tag_dropout`` (and models
+    ``serial_unplug`` as a link down/up) but cannot carry byte-level ``serial_garbage``."""
+
+    antennas: ModelAntennas
+    reader: RfidReader
+    clock: SimClock
+    name: str = "rfid"
+    known: dict[bytes, int] = field(default_factory=dict)
+    outbox: list[Observation] = field(default_factory=list)
+    down_until: float | None = None
+    started: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+        self.reader.bind(self._from_host)
+        self.reader.link_up(self._hello())
+
+    def _hello(self) -> DeviceHello:
+        return DeviceHello(protocol_major=PROTOCOL_MAJOR, protocol_minor=PROTOCOL_MINOR,
+                           firmware=(1, 0, 0), antenna_count=len(DEFAULT_ANTENNA_ZONES),
+                           reader_type=int(ReaderType.SIMULATED), scan_period_ms=100,
+                           model="hw_sim in-process")
+
+    def _ms(self) -> int:
+        return int((self.clock() - self.started) * 1000)
+
+    def _from_host(self, msg: HostMessage) -> bool:
+        if self.down_until is not None:
+            return False
+        if isinstance(msg, InventoryRequest):
+            reads = self.antennas.reads(self.clock())
+            self.reader.received(InventoryBegin(request_id=msg.request_id, time_ms=self._ms()))
+            for uid, antenna in reads.items():
+                self.reader.received(InventoryEntry(request_id=msg.request_id, antenna=antenna,
+                                                    uid=uid))
+            self.reader.received(InventoryEnd(request_id=msg.request_id, entry_count=len(reads)))
+            self.known = dict(reads)
+        return True
+
+    def poll(self, now: float) -> list[Observation]:
+        if self.down_until is not None:
+            if now < self.down_until:
+                return self._drain()
+            self.down_until = None
+            self.reader.link_up(self._hello())
+        reads = self.antennas.reads(now)
+        for uid, antenna in list(self.known.items()):
+            if reads.get(uid) != antenna:
+                self.reader.received(TagGone(antenna=antenna, uid=uid, time_ms=self._ms()))
+        for uid, antenna in reads.items():
+            if self.known.get(uid) != antenna:
+                self.reader.received(TagSeen(antenna=antenna, uid=uid, time_ms=self._ms()))
+        self.known = reads
+        self.reader.poll(now)
+        return self._drain()
+
+    def next_due(self, now: float) -> float | None:
+        return None
+
+    def _drain(self) -> list[Observation]:
+        out = list(self.outbox)
+        self.outbox.clear()  # the reader's sink keeps appending to this same list
+        return out
+
+    def fault(self, kind: str, now: float) -> bool:
+        if kind == "tag_dropout":
+            felt = self.antennas.model.felt
+            if felt:  # the most recently placed card misses reads for a moment
+                self.antennas.hidden[felt[-1].uid] = now + 0.3
+            return True
+        if kind == "serial_unplug":
+            self.reader.link_down("cable unplugged (simulated)")
+            self.down_until = now + 0.5
+            return True
+        return False
+
+    def close(self) -> None:
+        self.reader.link_down("simulation ended")
+
+
+def build_rfid(model: TableModel, clock: SimClock, *,
+               config: ReaderConfig | None = None) -> InProcessRfid:
+    """The RFID chain for ``model`` on ``clock`` (the reader's observations go to the chain)."""
+    outbox: list[Observation] = []
+    reader = RfidReader(resolver=model.registry, config=config or ReaderConfig(),
+                        sink=outbox.append, clock=clock)
+    return InProcessRfid(ModelAntennas(model), reader, clock, outbox=outbox)
+
+
+# --- the shuffler's green button ------------------------------------------------------------
+
+
+GREEN_BUTTON_PIN = 17
+
+
+@dataclass(slots=True)
+class GreenButton:
+    """The shuffler's green button: a press bounces on a simulated GPIO pin
+    (:class:`hw_sim.gpio.SimGpio`) and the REAL :class:`firmware_bridge.button.ShufflerButton`
+    debounces it. The pin's scheduled edges are announced through :meth:`next_due`, so the
+    runner stops the clock at each edge and the debouncer sees the exact bounce times."""
+
+    gpio: SimGpio
+    button: ShufflerButton
+    rng: random.Random
+    name: str = "button"
+    due: list[float] = field(default_factory=list)
+
+    def press(self, now: float) -> None:
+        changes = bounce_burst(start=now, to=False, away=None, bounce=Bounce(), rng=self.rng)
+        changes += bounce_burst(start=now + 0.12, to=None, away=False, bounce=Bounce(),
+                                rng=self.rng)
+        self.gpio.schedule(GREEN_BUTTON_PIN, changes)
+        self.due = sorted(self.due + [t for t, _ in changes])
+
+    def next_due(self, now: float) -> float | None:
+        self.due = [t for t in self.due if t > now]
+        return self.due[0] if self.due else None
+
+    def poll(self, now: float) -> list[Observation]:
+        self.gpio.run_until(now)
+        return list(self.button.update(now))
+
+    def fault(self, kind: str, now: float) -> bool:
+        return False
+
+    def close(self) -> None:
+        self.button.close()
+
+
+def build_button(clock: SimClock, rng: random.Random) -> GreenButton:
+    gpio = SimGpio(clock=clock)
+    return GreenButton(gpio, ShufflerButton(gpio, pin=GREEN_BUTTON_PIN, clock=clock), rng)
+
+
+# --- the controller under test ----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class MonitorController:
+    """Adapts the real :class:`table_controller.monitor.DealingMonitor` (with the engine's
+    :class:`Table` inside) to the runner's :class:`~hw_sim.runner.Controller` protocol."""
+
+    monitor: Any
+    table: Any
+    ends: list[dict[str, Any]] = field(default_factory=list)
+    seen_ends: int = 0
+
+    def observe(self, obs: Observation) -> list[Alert]:
+        return list(self.monitor.observe(obs))
+
+    def console(self, action: ScenarioAction, t: float) -> list[Alert]:
+        records = importlib.import_module("table_controller.monitor")
+        return list(self.monitor.console(records.ConsoleAction(
+            action.seat, action.kind, action.amount, t)))
+
+    def resolve(self, code: str, t: float) -> list[Alert]:
+        return list(self.monitor.resolve(code, t))
+
+    def tick(self, now: float) -> list[Alert]:
+        return list(self.monitor.tick(now))
+
+    def deal_order(self) -> Sequence[int]:
+        hand = self.monitor.hand
+        return () if hand is None else tuple(hand.deal_order)
+
+    def showdown_order(self) -> Sequence[int]:
+        return tuple(self.monitor.showdown_order())
+
+    def showdown(self, t: float) -> list[Alert]:
+        return list(self.monitor.showdown(t))
+
+    def take_hand_ends(self) -> list[dict[str, Any]]:
+        ends = list(self.monitor.hand_ends)
+        new, self.seen_ends = ends[self.seen_ends:], len(ends)
+        return [hand_end_json(e) for e in new]
+
+    def stacks(self) -> dict[int, int]:
+        return dict(self.table.stacks)
+
+
+def hand_end_json(end: Any) -> dict[str, Any]:
+    """A monitor ``HandEnd`` as the ``hand_end`` JSON object of ``sim --json``."""
+    return {"type": "hand_end", "hand": end.number, "voided": end.voided, "cause": end.cause,
+            "stacks": {str(s): v for s, v in sorted(end.stacks.items())}}
+
+
+def build_controller(scenario: Scenario) -> MonitorController:
+    """The real engine table and dealing monitor, configured from the scenario's ``[table]``."""
+    try:
+        engine = importlib.import_module("table_controller.engine")
+        monitor_mod = importlib.import_module("table_controller.monitor")
+    except ImportError as exc:
+        raise WiringError(f"the controller is not available: {exc}") from None
+    t = scenario.table
+    structure = {"nlhe": engine.Structure.NO_LIMIT, "plhe": engine.Structure.POT_LIMIT,
+                 "flhe": engine.Structure.FIXED_LIMIT}[t.game]
+    config = engine.GameConfig(structure=structure, small_blind=t.small_blind,
+                               big_blind=t.big_blind, ante=t.ante)
+    table = engine.Table(config, seats=t.seats)
+    for seat, stack in scenario.players.items():
+        table.sit(seat, stack)
+    table.set_button(t.button)
+    monitor = monitor_mod.DealingMonitor(
+        table, config=monitor_mod.MonitorConfig(rules=t.rules, sensors=frozenset(t.sensors)))
+    return MonitorController(monitor, table)

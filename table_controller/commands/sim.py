@@ -1,0 +1,97 @@
+"""``table-controller sim SCENARIO.toml [--json] [--check]``: run a scenario on the simulated
+table through the real controller (docs/simulator.md, shared spec scenario.md).
+
+Exit status: 0 the run went through (and with ``--check`` matched every expectation); 1 a step
+could not be carried out, the controller is missing, or ``--check`` found a difference (each
+one is named); 2 the scenario file is invalid (nothing runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("scenario", help="scenario file (TOML, see docs/simulator.md)")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per line: alerts, hand_end, a final summary")
+    parser.add_argument("--check", action="store_true",
+                        help="compare with [[expect]] and [result]; exit 1 on any difference")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hw_sim.expectations import RaisedAlert, differences
+    from hw_sim.runner import Listeners, build_runner
+    from hw_sim.scenario import ScenarioError, load_scenario
+    from hw_sim.wiring import WiringError
+
+    try:
+        scenario = load_scenario(args.scenario)
+    except ScenarioError as exc:
+        print(f"invalid scenario: {exc}", file=sys.stderr)
+        return 2
+
+    started = datetime.now(UTC)
+    out = sys.stdout
+    origin: list[float] = []
+
+    def wall(t: float) -> datetime:
+        return started + timedelta(seconds=t - origin[0]) if origin else started
+
+    def on_alert(raised: RaisedAlert) -> None:
+        a = raised.alert
+        if args.json:
+            print(a.to_json(wall(a.t)), file=out, flush=True)
+        else:
+            seat = "" if a.seat is None else f" seat {a.seat}"
+            cards = f" [{' '.join(str(c) for c in a.cards)}]" if a.cards else ""
+            print(f"step {raised.step:>3}  hand {a.hand}  {a.severity.value.upper():5} "
+                  f"{a.code}{seat}{cards}: {a.message or '-'} -> {a.remedy or '-'}",
+                  file=out, flush=True)
+
+    def on_hand_end(record: dict[str, Any]) -> None:
+        if args.json:
+            print(json.dumps(record), file=out, flush=True)
+        else:
+            how = f" void ({record.get('cause')})" if record.get("voided") else ""
+            stacks = " ".join(f"{s}:{v}" for s, v in record.get("stacks", {}).items())
+            print(f"hand {record.get('hand')} ended{how}; stacks {stacks}", file=out, flush=True)
+
+    try:
+        runner = build_runner(scenario, listeners=Listeners(on_alert=on_alert,
+                                                             on_hand_end=on_hand_end))
+    except WiringError as exc:
+        print(f"cannot run {scenario.path}: {exc}", file=sys.stderr)
+        return 1
+    origin.append(runner.world.clock())
+    try:
+        record = runner.run()
+    finally:
+        runner.close()
+    diffs = differences(scenario, record) if args.check else list(record.errors)
+    summary = {
+        "type": "summary", "scenario": scenario.path, "name": scenario.name,
+        "hands": record.hands, "alerts": len(record.alerts),
+        "stacks": {str(s): v for s, v in sorted(record.stacks.items())},
+        "simulated_seconds": round(runner.world.clock() - origin[0], 3),
+    }
+    if args.check:
+        summary["passed"] = not diffs
+        summary["differences"] = diffs
+    elif diffs:
+        summary["errors"] = diffs
+    if args.json:
+        print(json.dumps(summary), file=out, flush=True)
+    else:
+        stacks = " ".join(f"{s}:{v}" for s, v in sorted(record.stacks.items()))
+        print(f"{scenario.path}: {record.hands} hand(s), {len(record.alerts)} alert(s); "
+              f"stacks {stacks}", file=out)
+    for d in diffs:
+        print(f"{scenario.path}: {d}", file=sys.stderr)
+    if args.check and not diffs:
+        print(f"{scenario.path}: check passed", file=sys.stderr)
+    return 1 if diffs else 0
