@@ -1,0 +1,137 @@
+"""The simulator's own card design, drawn with OpenCV primitives (no image files).
+
+Faces are white with a grey edge, the rank and suit index in the top-left corner and again,
+turned half a turn, in the bottom-right corner, and a large suit sign (or a framed court letter)
+in the middle; hearts and diamonds in red, spades and clubs in black. The back is a blue lattice
+inside a white border. Images are BGRA with transparent rounded corners, portrait, 63:88.
+
+This design is deliberately different from the deck the vision benchmark is measured on, so the
+benchmark says nothing flattering about a design the code was tuned against.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from table_controller.cards import DECK, RANKS, Card
+
+Image = npt.NDArray[np.uint8]
+
+WIDTH, HEIGHT = 180, 252
+_RED = (30, 30, 200)
+_BLACK = (25, 25, 25)
+_RADIUS = 12
+
+
+def _suit_shape(img: Image, suit: str, cx: float, cy: float, size: float,
+                colour: tuple[int, int, int]) -> None:
+    """Draw a suit sign of height ``size`` centred on (cx, cy)."""
+    r = size / 2
+
+    def pt(x: float, y: float) -> tuple[int, int]:
+        return (round(cx + x * r), round(cy + y * r))
+
+    def circle(x: float, y: float, rad: float) -> None:
+        cv2.circle(img, pt(x, y), max(1, round(rad * r)), colour, -1, cv2.LINE_AA)
+
+    def poly(points: list[tuple[float, float]]) -> None:
+        cv2.fillPoly(img, [np.array([pt(x, y) for x, y in points], np.int32)], colour, cv2.LINE_AA)
+
+    if suit == "d":
+        poly([(0, -1), (0.72, 0), (0, 1), (-0.72, 0)])
+    elif suit == "h":
+        circle(-0.45, -0.4, 0.5)
+        circle(0.45, -0.4, 0.5)
+        poly([(-0.93, -0.22), (0.93, -0.22), (0, 1)])
+    elif suit == "s":
+        circle(-0.45, 0.2, 0.45)
+        circle(0.45, 0.2, 0.45)
+        poly([(-0.88, 0.05), (0.88, 0.05), (0, -1)])
+        poly([(0, 0.2), (0.3, 1), (-0.3, 1)])
+    else:
+        circle(0, -0.5, 0.42)
+        circle(-0.48, 0.15, 0.42)
+        circle(0.48, 0.15, 0.42)
+        poly([(0, 0), (0.3, 1), (-0.3, 1)])
+
+
+def _rounded_alpha() -> Image:
+    alpha = np.zeros((HEIGHT, WIDTH), np.uint8)
+    r = _RADIUS
+    cv2.rectangle(alpha, (r, 0), (WIDTH - 1 - r, HEIGHT - 1), 255, -1)
+    cv2.rectangle(alpha, (0, r), (WIDTH - 1, HEIGHT - 1 - r), 255, -1)
+    for x, y in ((r, r), (WIDTH - 1 - r, r), (r, HEIGHT - 1 - r), (WIDTH - 1 - r, HEIGHT - 1 - r)):
+        cv2.circle(alpha, (x, y), r, 255, -1, cv2.LINE_AA)
+    return alpha
+
+
+def _index(card: Card, colour: tuple[int, int, int]) -> Image:
+    """The corner index (rank over suit) on a white tile, 36 x 66 px."""
+    tile = np.full((66, 36, 3), 255, np.uint8)
+    text = "10" if card.rank == 10 else RANKS[card.rank - 2]
+    scale = 0.8 if len(text) == 2 else 1.05
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, 2)
+    cv2.putText(tile, text, ((36 - tw) // 2, 4 + th + (26 - th) // 2),
+                cv2.FONT_HERSHEY_DUPLEX, scale, colour, 2, cv2.LINE_AA)
+    _suit_shape(tile, card.suit, 18, 47, 24, colour)
+    return tile
+
+
+@lru_cache(maxsize=64)
+def _face_cached(card: Card) -> Image:
+    colour = _RED if card.suit in "hd" else _BLACK
+    img = np.full((HEIGHT, WIDTH, 3), 255, np.uint8)
+    tile = _index(card, colour)
+    img[8:74, 6:42] = tile
+    img[HEIGHT - 74:HEIGHT - 8, WIDTH - 42:WIDTH - 6] = cv2.rotate(tile, cv2.ROTATE_180)
+    if card.rank > 10:
+        cv2.rectangle(img, (48, 60), (WIDTH - 48, HEIGHT - 60), colour, 3, cv2.LINE_AA)
+        letter = RANKS[card.rank - 2]
+        (tw, th), _ = cv2.getTextSize(letter, cv2.FONT_HERSHEY_TRIPLEX, 2.4, 4)
+        cv2.putText(img, letter, ((WIDTH - tw) // 2, 112 + th // 2), cv2.FONT_HERSHEY_TRIPLEX,
+                    2.4, colour, 4, cv2.LINE_AA)
+        _suit_shape(img, card.suit, WIDTH / 2, 170, 34, colour)
+    else:
+        _suit_shape(img, card.suit, WIDTH / 2, HEIGHT / 2, 44 + 5 * (card.rank - 2), colour)
+    return _finish(img)
+
+
+def _finish(img: Image) -> Image:
+    alpha = _rounded_alpha()
+    edge = cv2.morphologyEx(alpha, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    img[edge > 0] = (img[edge > 0] * 0.55 + 90).astype(np.uint8)
+    out = np.dstack([img, alpha])
+    out.setflags(write=False)
+    return out
+
+
+def face(card: Card) -> Image:
+    """The face of ``card`` (BGRA, 180 x 252, read-only)."""
+    return _face_cached(card)
+
+
+@lru_cache(maxsize=1)
+def back() -> Image:
+    """The back (BGRA, 180 x 252, read-only)."""
+    img = np.full((HEIGHT, WIDTH, 3), 255, np.uint8)
+    inner = np.full((HEIGHT - 24, WIDTH - 24, 3), (150, 70, 25), np.uint8)
+    for k in range(-HEIGHT, WIDTH + HEIGHT, 14):
+        cv2.line(inner, (k, 0), (k + HEIGHT, HEIGHT), (215, 170, 120), 2, cv2.LINE_AA)
+        cv2.line(inner, (k, 0), (k - HEIGHT, HEIGHT), (215, 170, 120), 2, cv2.LINE_AA)
+    img[12:HEIGHT - 12, 12:WIDTH - 12] = inner
+    return _finish(img)
+
+
+def write_deck(folder: str) -> None:
+    """Write the design as an enrolment folder: ``As.png`` ... and ``back.png``."""
+    from pathlib import Path
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    for card in DECK:
+        cv2.imwrite(str(out / f"{card}.png"), face(card))
+    cv2.imwrite(str(out / "back.png"), back())

@@ -1,0 +1,291 @@
+"""Find every card in a frame: its outline (four corners) on green felt.
+
+Cards are told from the cloth by colour, not brightness: the felt is much greener than it is red
+or blue, a card face (white, black and red ink) or a card back is not. Glare adds white light to
+everything, so it changes brightness but not that difference, and a glare spot on the cloth does
+not look like a card. The segmentation runs at half resolution (speed); corners are then found
+by fitting a straight line to each side of the outline, which gives sub-pixel corners despite the
+rounded card corners and the coarser grid.
+
+Cards that touch merge into one blob. Its area, against the area of one card, says how many
+cards it holds; it is cut across its long axis, at the notches where two cards meet when there
+are notches (the cards are not perfectly aligned) and at equal steps otherwise (they are).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.layout import CARD_ASPECT
+
+Image = npt.NDArray[np.uint8]
+Quad = npt.NDArray[np.float32]
+
+_SCALE = 2  # segmentation runs on a frame this many times smaller
+
+
+class FrameError(ValueError):
+    """A frame that is not an image the detector can read (wrong shape or type)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DetectorConfig:
+    """``card_height``: nominal card height in full-frame pixels, None to estimate it per frame
+    from the blobs that look like single cards. ``felt_ratio``: a pixel is cloth when its
+    greenness is above this fraction of the cloth's (median) greenness."""
+
+    card_height: float | None = None
+    felt_ratio: float = 0.5
+    min_felt_greenness: float = 12.0
+
+
+def check_frame(frame: object) -> Image:
+    """The frame as an HxWx3 uint8 array; raises :class:`FrameError` saying what is wrong."""
+    if not isinstance(frame, np.ndarray):
+        raise FrameError(f"a frame must be a numpy array, got {type(frame).__name__}")
+    if frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+        raise FrameError(f"a frame must be HxWx3 uint8 (BGR), got {frame.shape} {frame.dtype}")
+    if frame.shape[0] < 32 or frame.shape[1] < 32:
+        raise FrameError(f"frame too small: {frame.shape[1]}x{frame.shape[0]}")
+    return frame
+
+
+def card_mask(frame: Image, config: DetectorConfig) -> tuple[Image, float]:
+    """Half-resolution mask of everything that is not felt, and the felt's greenness."""
+    h, w = frame.shape[:2]
+    small = cv2.resize(frame, (w // _SCALE, h // _SCALE), interpolation=cv2.INTER_AREA)
+    b, g, r = cv2.split(small)
+    rb = cv2.addWeighted(r, 0.5, b, 0.5, 0.0)
+    green = cv2.subtract(g, rb)
+    felt_level = float(np.median(green[::4, ::4]))
+    if felt_level < config.min_felt_greenness:
+        # No cloth to speak of (a card photographed on white, say): everything bright is card.
+        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        _, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        return mask, felt_level
+    mask = np.asarray(green < felt_level * config.felt_ratio, np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return mask, felt_level
+
+
+def order_corners(points: npt.NDArray[np.floating]) -> Quad:
+    """Corners in clockwise order (image y down) starting with a short side: p0-p1 is a short
+    edge. Of the two such orders (a card and the same card turned half a turn), the one whose
+    first corner is nearest the image's top-left is chosen, so the answer is deterministic."""
+    pts = np.asarray(points, np.float32).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # increasing angle with y down = clockwise on screen
+    side01 = float(np.linalg.norm(pts[1] - pts[0]))
+    side12 = float(np.linalg.norm(pts[2] - pts[1]))
+    if side01 > side12:
+        pts = np.roll(pts, -1, axis=0)
+    if float(pts[2].sum()) < float(pts[0].sum()):
+        pts = np.roll(pts, -2, axis=0)
+    return np.ascontiguousarray(pts, np.float32)
+
+
+def _fit_quad(contour: npt.NDArray[np.int32]) -> Quad | None:
+    """Four corners of a roughly rectangular outline, refined by fitting each side with a line."""
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    approx = None
+    for eps in (0.02, 0.04, 0.06, 0.08):
+        a = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(a) == 4:
+            approx = a.reshape(4, 2).astype(np.float32)
+            break
+    if approx is None:
+        approx = cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32)
+    pts = contour.reshape(-1, 2).astype(np.float32)
+    lines = []
+    for i in range(4):
+        a, b = approx[i], approx[(i + 1) % 4]
+        ab = b - a
+        length = float(np.linalg.norm(ab))
+        if length < 2:
+            return approx
+        d = ab / length
+        rel = pts - a
+        along = rel @ d
+        across = np.abs(rel[:, 0] * d[1] - rel[:, 1] * d[0])
+        keep = (along > 0.15 * length) & (along < 0.85 * length) & (across < 2.5)
+        if int(keep.sum()) < 4:
+            lines.append((a, d))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(pts[keep], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
+    corners = []
+    for i in range(4):
+        p1, d1 = lines[i - 1]
+        p2, d2 = lines[i]
+        den = float(d1[0] * d2[1] - d1[1] * d2[0])
+        if abs(den) < 1e-3:
+            corners.append(approx[i])
+            continue
+        t = float((p2[0] - p1[0]) * d2[1] - (p2[1] - p1[1]) * d2[0]) / den
+        corners.append(p1 + t * d1)
+    quad = np.array(corners, np.float32)
+    if float(np.abs(quad - approx).max()) > 0.25 * math.sqrt(cv2.contourArea(contour) + 1):
+        return approx
+    return quad
+
+
+def _good_piece(piece: npt.NDArray[np.int32], card_area: float) -> bool:
+    area = cv2.contourArea(piece)
+    (_, _), (rw, rh), _ = cv2.minAreaRect(piece)
+    return 0.6 * card_area < area < 1.45 * card_area and area > 0.85 * rw * rh
+
+
+def _split_best(contour: npt.NDArray[np.int32], k: int, card_area: float
+                ) -> list[npt.NDArray[np.int32]]:
+    """Cut at the notches; when that does not give ``k`` card-shaped pieces, at equal steps."""
+    best: list[npt.NDArray[np.int32]] = []
+    best_good = -1
+    for use_notches in (True, False):
+        pieces = _split(contour, k, use_notches=use_notches)
+        good = sum(_good_piece(p, card_area) for p in pieces)
+        if good == k and len(pieces) == k:
+            return pieces
+        if good > best_good:
+            best, best_good = pieces, good
+    return best
+
+
+def _split(contour: npt.NDArray[np.int32], k: int, *, use_notches: bool = True
+           ) -> list[npt.NDArray[np.int32]]:
+    """Cut a blob of ``k`` touching cards into ``k`` outlines."""
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+    a = math.radians(angle)
+    axis = np.array([math.cos(a), math.sin(a)], np.float32)
+    length = rw
+    if rh > rw:
+        axis = np.array([-math.sin(a), math.cos(a)], np.float32)
+        length = rh
+    normal = np.array([-axis[1], axis[0]], np.float32)
+    centre = np.array([cx, cy], np.float32)
+    notches: list[npt.NDArray[np.float32]] = []
+    hull = cv2.convexHull(contour, returnPoints=False)
+    try:
+        defects = cv2.convexityDefects(contour, hull)
+    except cv2.error:
+        defects = None
+    if defects is not None and use_notches:
+        for s, e, f, depth in defects.reshape(-1, 4):
+            if depth / 256.0 >= 1.0:
+                notches.append(contour[f, 0].astype(np.float32))
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = 2
+    local = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    offset = np.array([x - pad, y - pad], np.int32)
+    cv2.drawContours(local, [contour - offset], -1, 255, -1)
+    span = 0.6 * max(rw, rh)
+    for j in range(1, k):
+        t = (j / k - 0.5) * length
+        guess = centre + t * axis
+        sides: dict[int, npt.NDArray[np.float32]] = {}
+        best: dict[int, float] = {}
+        for p in notches:
+            rel = p - centre
+            along = float(rel @ axis) - t
+            if abs(along) > 0.3 * length / k:
+                continue
+            side = 1 if float(rel @ normal) > 0 else -1
+            if side not in best or abs(along) < best[side]:
+                best[side], sides[side] = abs(along), p
+        if len(sides) == 2:
+            p1, p2 = sides[1], sides[-1]
+            d = (p1 - p2) / max(float(np.linalg.norm(p1 - p2)), 1e-3)
+            a1, a2 = p1 + d * span, p2 - d * span
+        elif len(sides) == 1:
+            p = next(iter(sides.values()))
+            a1, a2 = p + normal * span, p - normal * span
+        else:
+            a1, a2 = guess + normal * span, guess - normal * span
+        cv2.line(local, tuple(int(v) for v in np.round(a1 - offset)),
+                 tuple(int(v) for v in np.round(a2 - offset)), 0, 2)
+    contours, _ = cv2.findContours(local, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [c + offset for c in contours]
+
+
+def _card_area(contours: list[npt.NDArray[np.int32]], config: DetectorConfig) -> float | None:
+    """Area of one card in half-resolution pixels: configured, or the median single card."""
+    if config.card_height is not None:
+        h = config.card_height / _SCALE
+        return h * h * CARD_ASPECT
+    areas = []
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < 60:
+            continue
+        (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+        if rw < 1 or rh < 1:
+            continue
+        aspect = min(rw, rh) / max(rw, rh)
+        if area / (rw * rh) > 0.9 and abs(aspect - CARD_ASPECT) < 0.08:
+            areas.append(area)
+    if not areas:
+        return None
+    return float(np.median(areas))
+
+
+def _full_res_outline(frame: Image, contour: npt.NDArray[np.int32], threshold: float
+                      ) -> npt.NDArray[np.int32] | None:
+    """The blob's outline traced again on the full-resolution frame (sharper corners and
+    notches), restricted to the blob so a neighbouring card never joins in."""
+    x, y, w, h = cv2.boundingRect(contour)
+    fh, fw = frame.shape[:2]
+    x0, y0 = max(x * _SCALE - 3, 0), max(y * _SCALE - 3, 0)
+    x1, y1 = min((x + w) * _SCALE + 3, fw), min((y + h) * _SCALE + 3, fh)
+    roi = frame[y0:y1, x0:x1]
+    b, g, r = cv2.split(roi)
+    green = cv2.subtract(g, cv2.addWeighted(r, 0.5, b, 0.5, 0.0))
+    mask = np.asarray(green < threshold, np.uint8) * 255
+    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    scaled = (contour.astype(np.float32) * _SCALE + (_SCALE - 1) / 2).astype(np.int32)
+    cv2.drawContours(blob, [scaled - np.array([x0, y0], np.int32)], -1, 255, -1)
+    blob = cv2.dilate(blob, np.ones((7, 7), np.uint8))
+    mask = cv2.bitwise_and(mask, blob)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not found:
+        return None
+    best = max(found, key=cv2.contourArea)
+    return np.asarray(best + np.array([x0, y0], np.int32), np.int32)
+
+
+def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Quad]:
+    """Corners (full-frame pixels, ordered by :func:`order_corners`) of every card in ``frame``."""
+    config = config or DetectorConfig()
+    frame = check_frame(frame)
+    mask, felt_level = card_mask(frame, config)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    card_area = _card_area(list(contours), config)
+    if card_area is None:
+        return []
+    full_area = card_area * _SCALE * _SCALE
+    threshold = felt_level * config.felt_ratio
+    quads: list[Quad] = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if area < 0.45 * card_area:
+            continue
+        k = round(area / card_area)
+        outline = None
+        if felt_level >= config.min_felt_greenness:
+            outline = _full_res_outline(frame, contour, threshold)
+        if outline is None:
+            outline = np.asarray((contour.astype(np.float32) + 0.5) * _SCALE - 0.5, np.int32)
+        pieces = [outline] if k <= 1 else _split_best(outline, k, full_area)
+        for piece in pieces:
+            if cv2.contourArea(piece) < 0.45 * full_area:
+                continue
+            quad = _fit_quad(piece)
+            if quad is not None:
+                quads.append(order_corners(quad))
+    return quads

@@ -1,0 +1,162 @@
+"""Face or back, and for a face its rank and suit, against an enrolled deck.
+
+Each detected card is straightened to an upright picture of :data:`CANON` pixels (its corners
+come in the order of :func:`vision.detect.order_corners`, so the picture is upright or upside
+down, never mirrored).
+
+1. Face or back, and a short list of likely faces: the whole card, shrunk to a coarse grey
+   thumbnail, is correlated with the enrolled back and faces in both orientations. Backs and
+   faces differ everywhere, so this is decided with a wide margin.
+2. Rank and suit from the corner index: the index box (found at enrolment as the part of the
+   top-left corner that differs between cards) is matched, allowing a shift of a couple of
+   pixels, against each short-listed card's index, in both corners (the top-left one and the
+   bottom-right one turned half a turn), so an upside-down card or glare on one corner does not
+   matter. The whole-card score is added with a smaller weight as support.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from table_controller.cards import Card, parse_card
+from vision.templates import BACK, DeckTemplates, warp_card
+
+Image = npt.NDArray[np.uint8]
+Vector = npt.NDArray[np.float32]
+
+CANON = (72, 100)
+"""Width, height of the straightened card picture."""
+_THUMB = (18, 25)
+_SHIFT = 2
+_SHORTLIST = 8
+_BODY_WEIGHT = 0.5
+_DETAIL = (36, 50)
+_DETAIL_WEIGHT = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Recognition:
+    """``label`` is ``"As"`` style or ``"back"``; ``score`` the winning match (about 0..1.5),
+    ``margin`` its lead over the runner-up (small: unsure)."""
+
+    label: str
+    score: float
+    margin: float
+
+    @property
+    def face_up(self) -> bool:
+        return self.label != BACK
+
+    @property
+    def card(self) -> Card | None:
+        return None if self.label == BACK else parse_card(self.label)
+
+
+def _unit(v: npt.NDArray[np.floating]) -> Vector:
+    v = v.astype(np.float32).ravel()
+    v = v - v.mean()
+    n = float(np.linalg.norm(v))
+    return v / n if n > 1e-6 else v
+
+
+def _thumb(card: Image) -> Vector:
+    grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
+    return _unit(cv2.resize(grey, _THUMB, interpolation=cv2.INTER_AREA))
+
+
+def _detail(card: Image) -> Vector:
+    grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
+    return _unit(cv2.resize(grey, _DETAIL, interpolation=cv2.INTER_AREA))
+
+
+def _prep(card: Image) -> Image:
+    return np.asarray(cv2.GaussianBlur(card, (3, 3), 0.8), np.uint8)
+
+
+def _index_box(faces: list[Image]) -> tuple[int, int, int, int]:
+    """x0, y0, x1, y1 of the corner index in CANON pixels: where the top-left corners of the
+    faces differ from each other."""
+    w, h = CANON
+    cw, ch = int(w * 0.32), int(h * 0.38)
+    stack = np.stack([cv2.cvtColor(f[:ch, :cw], cv2.COLOR_BGR2GRAY) for f in faces]).astype(
+        np.float32)
+    spread = stack.std(axis=0)
+    ys, xs = np.nonzero(spread > 0.5 * float(spread.max()))
+    if len(xs) < 10:
+        return 0, 0, int(w * 0.22), int(h * 0.31)
+    x0, x1 = max(int(xs.min()) - 1, 0), min(int(xs.max()) + 2, cw)
+    y0, y1 = max(int(ys.min()) - 1, 0), min(int(ys.max()) + 2, ch)
+    return x0, y0, x1, y1
+
+
+class Recogniser:
+    """Classifies straightened cards against one enrolled deck."""
+
+    def __init__(self, deck: DeckTemplates) -> None:
+        if not deck.faces:
+            raise ValueError(f"deck {deck.name!r} has no faces enrolled")
+        self.deck_name = deck.name
+        self.labels: list[str] = list(deck.faces)
+        canon = {k: np.asarray(cv2.resize(v, CANON, interpolation=cv2.INTER_AREA), np.uint8)
+                 for k, v in deck.faces.items()}
+        back = np.asarray(cv2.resize(deck.back, CANON, interpolation=cv2.INTER_AREA), np.uint8)
+        self.box = _index_box(list(canon.values()))
+        x0, y0, x1, y1 = self.box
+        # Row 2i: face i upright; row 2i+1: face i upside down.
+        thumbs, corners, details = [], [], []
+        for label in self.labels:
+            for pic in (canon[label], cv2.rotate(canon[label], cv2.ROTATE_180)):
+                thumbs.append(_thumb(pic))
+                corners.append(_unit(_prep(pic)[y0:y1, x0:x1]))
+                details.append(_detail(pic))
+        self._face_thumbs = np.stack(thumbs)
+        self._corners = np.stack(corners)
+        self._details = np.stack(details)
+        self._back_thumbs = np.stack([_thumb(back), _thumb(cv2.rotate(back, cv2.ROTATE_180))])
+
+    def classify_warped(self, card: Image) -> Recognition:
+        """Classify an upright-or-upside-down card picture of :data:`CANON` size."""
+        thumb = _thumb(card)
+        face_scores = self._face_thumbs @ thumb
+        back_score = float((self._back_thumbs @ thumb).max())
+        best_face = float(face_scores.max())
+        if back_score >= best_face:
+            return Recognition(BACK, back_score, back_score - best_face)
+        prepared = _prep(card).astype(np.float32)
+        turned = prepared[::-1, ::-1]
+        # Short list by whole-card likeness, per card (best of its two orientations).
+        per_card = face_scores.reshape(-1, 2).max(axis=1)
+        short = np.argsort(-per_card)[:_SHORTLIST]
+        rows = np.stack([2 * short, 2 * short + 1], axis=1).ravel()
+        others = rows ^ 1
+        corners = self._corners[rows]
+        a = (self._windows(prepared) @ corners.T).max(axis=0)
+        b = (self._windows(turned) @ self._corners[others].T).max(axis=0)
+        detail = self._details[rows] @ _detail(card)
+        scores = (np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6
+                  + _BODY_WEIGHT * face_scores[rows] + _DETAIL_WEIGHT * detail)
+        per_short = scores.reshape(-1, 2).max(axis=1)
+        order = np.argsort(-per_short)
+        top_score = float(per_short[order[0]])
+        runner = float(per_short[order[1]]) if len(order) > 1 else top_score - 1.0
+        return Recognition(self.labels[int(short[order[0]])], top_score, top_score - runner)
+
+    def _windows(self, img: npt.NDArray[np.float32]) -> Vector:
+        """Every shift (up to ±_SHIFT) of the index box of ``img``, as unit rows."""
+        x0, y0, x1, y1 = self.box
+        s = _SHIFT
+        pad = cv2.copyMakeBorder(np.ascontiguousarray(img), s, s, s, s, cv2.BORDER_REPLICATE)
+        region = pad[y0:y1 + 2 * s, x0:x1 + 2 * s]
+        win = np.lib.stride_tricks.sliding_window_view(region, (y1 - y0, x1 - x0, 3))
+        flat = win.reshape(-1, (y1 - y0) * (x1 - x0) * 3)
+        flat = flat - flat.mean(axis=1, keepdims=True)
+        norms = np.linalg.norm(flat, axis=1, keepdims=True)
+        return np.asarray(flat / np.maximum(norms, 1e-6), np.float32)
+
+    def classify(self, frame: Image, quad: npt.NDArray[np.float32]) -> Recognition:
+        """Classify the card whose corners (ordered, frame pixels) are ``quad``."""
+        return self.classify_warped(warp_card(frame, quad, CANON))

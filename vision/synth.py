@@ -1,0 +1,132 @@
+"""Synthetic overhead frames with ground truth, for measuring detection and recognition.
+
+A scene is drawn from a deck folder (``As.png`` ... ``back.png``, BGRA or BGR) on felt, with the
+conditions a real camera adds: a slightly tilted view (perspective), cards turned up to 15
+degrees either way or upside down, touching board cards, uneven light, glare, blur, noise and
+JPEG compression. Everything is seeded, so a test set is the same on every machine.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from table_controller.cards import DECK
+from table_controller.zones import BOARD, BURN, MUCK, SEAT_ZONES
+from vision import render
+from vision.layout import CARD_ASPECT, TableLayout, default_layout
+
+Image = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True, slots=True)
+class TruthCard:
+    """One card drawn: ``label`` is ``"As"`` style or ``"back"``; ``corners`` in frame pixels
+    (the card image's top-left, top-right, bottom-right, bottom-left)."""
+
+    label: str
+    zone: str
+    corners: npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class SynthFrame:
+    image: Image
+    cards: tuple[TruthCard, ...]
+    seed: int
+
+
+def load_deck_images(folder: str | Path) -> dict[str, Image]:
+    """``{"As": image, ..., "back": image}`` as BGRA; raises ValueError naming a missing file."""
+    folder = Path(folder)
+    out: dict[str, Image] = {}
+    for name in [str(c) for c in DECK] + ["back"]:
+        path = folder / f"{name}.png"
+        img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if img is None:
+            raise ValueError(f"deck image missing or unreadable: {path}")
+        if img.ndim == 2:
+            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGRA)
+        elif img.shape[2] == 3:
+            img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+        out[name] = np.asarray(img, np.uint8)
+    return out
+
+
+def _place_row(rng: np.random.Generator, cx: float, cy: float, n: int, card_w: float,
+               gap: tuple[float, float], angle: float, jitter: float) -> list[tuple[float, float,
+                                                                                     float]]:
+    a = math.radians(angle)
+    axis = (math.cos(a), -math.sin(a))
+    g = float(rng.uniform(*gap))
+    pitch = card_w + g
+    out = []
+    for i in range(n):
+        t = (i - (n - 1) / 2) * pitch
+        out.append((cx + t * axis[0], cy + t * axis[1], angle + float(rng.uniform(-jitter,
+                                                                                   jitter))))
+    return out
+
+
+def make_frame(deck: Mapping[str, Image], seed: int, *, layout: TableLayout | None = None,
+               effects: bool = True) -> SynthFrame:
+    """One seeded frame with a random deal in progress."""
+    layout = layout or default_layout()
+    rng = np.random.default_rng(seed)
+    order = [str(c) for c in DECK]
+    rng.shuffle(order)
+    deal = iter(order)
+    placements: list[tuple[str, str, float, float, float]] = []
+    card_h = layout.card_height * float(rng.uniform(0.95, 1.05))
+    card_w = card_h * CARD_ASPECT
+    showdown = rng.random() < 0.3
+    for zone in SEAT_ZONES:
+        if zone not in layout.slots or rng.random() < 0.35:
+            continue
+        s0, s1 = layout.slots[zone][0], layout.slots[zone][1]
+        cx, cy = (s0.x + s1.x) / 2, (s0.y + s1.y) / 2
+        up = showdown and rng.random() < 0.6
+        for x, y, ang in _place_row(rng, cx, cy, 2, card_w, (3, 14), float(rng.uniform(-15, 15)),
+                                    3.0):
+            placements.append((next(deal) if up else "back", zone, x, y, ang))
+    n_board = int(rng.choice([0, 3, 3, 4, 4, 5]))
+    if n_board:
+        s = layout.slots[BOARD]
+        cx = s[0].x + (n_board - 1) / 2 * (s[1].x - s[0].x)
+        cx += float(rng.uniform(-8, 8))
+        touching = rng.random() < 0.6
+        gap = (0.0, 1.5) if touching else (3.0, 9.0)
+        for x, y, ang in _place_row(rng, cx, s[0].y, n_board, card_w, gap,
+                                    float(rng.uniform(-15, 15)) if not touching else
+                                    float(rng.uniform(-6, 6)), 0.6 if touching else 3.0):
+            placements.append((next(deal), BOARD, x, y, ang))
+    for zone in (BURN, MUCK):
+        for slot in layout.slots.get(zone, ())[: int(rng.integers(0, 3))]:
+            label = "back" if zone == BURN or rng.random() < 0.7 else next(deal)
+            placements.append((label, zone, slot.x + float(rng.uniform(-6, 6)),
+                               slot.y + float(rng.uniform(-6, 6)), float(rng.uniform(-15, 15))))
+    frame = render.felt(layout.width, layout.height, rng)
+    homography = render.tilt_homography(layout.width, layout.height, rng, 0.03)
+    truth: list[TruthCard] = []
+    for label, zone, x, y, ang in placements:
+        if rng.random() < 0.5:
+            ang += 180.0
+        quad = render.card_quad(x, y, card_w, card_h, ang)
+        quad = render.transform_points(quad, homography)
+        render.paste(frame, deck[label], quad)
+        truth.append(TruthCard(label=label, zone=zone, corners=quad))
+    if effects:
+        frame = render.light(frame, rng, gain=0.15)
+        if rng.random() < 0.6:
+            frame = render.glare(frame, rng, spots=int(rng.integers(1, 3)),
+                                 strength=float(rng.uniform(40, 110)))
+        frame = render.blur(frame, float(rng.uniform(0.0, 1.2)))
+        frame = render.noise(frame, rng, float(rng.uniform(1.0, 6.0)))
+        frame = render.jpeg(frame, int(rng.integers(60, 96)))
+    return SynthFrame(image=frame, cards=tuple(truth), seed=seed)

@@ -1,0 +1,246 @@
+"""Enrolled decks: the canonical picture of each face and of the back, stored per deck.
+
+A deck is enrolled once from the cards in use, so any design works: from a folder of images, one
+per card, named by card (``As.png``, ``Td.png``, ...) plus ``back.png``, or card by card from the
+camera (:func:`enroll_from_source`). An image may be a straight scan of the card (anything around
+it transparent or cropped away) or a photo of the card alone on the felt; either way the card is
+found, straightened and stored upright at :data:`STORE_SIZE`.
+
+Storage: ``ROOT/NAME/deck.json`` plus one PNG per card. ``ROOT`` is ``--store`` on the command
+line, else ``$TABLE_CONTROLLER_DECKS``, else ``~/.local/share/table-controller/decks``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from table_controller.cards import DECK, Card, parse_card
+from vision.detect import DetectorConfig, detect_cards
+from vision.layout import CARD_ASPECT
+
+Image = npt.NDArray[np.uint8]
+
+STORE_SIZE = (144, 200)
+"""Width, height of a stored card picture."""
+BACK = "back"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class EnrolmentError(ValueError):
+    """An enrolment that cannot be completed; the message names the card or file at fault."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeckTemplates:
+    """An enrolled deck: ``faces`` maps ``"As"`` style names to upright BGR pictures."""
+
+    name: str
+    faces: Mapping[str, Image]
+    back: Image
+
+    def missing(self) -> list[str]:
+        """Cards of the 52 that have no picture (a partial enrolment)."""
+        return [str(c) for c in DECK if str(c) not in self.faces]
+
+
+def default_store() -> Path:
+    env = os.environ.get("TABLE_CONTROLLER_DECKS")
+    if env:
+        return Path(env)
+    return Path.home() / ".local" / "share" / "table-controller" / "decks"
+
+
+def check_deck_name(name: str) -> str:
+    if not _NAME.match(name):
+        raise EnrolmentError(
+            f"bad deck name {name!r}: use letters, digits, '-', '_' or '.', up to 64 characters"
+        )
+    return name
+
+
+def _flatten(image: Image) -> Image:
+    """BGR from grey/BGR/BGRA; transparent pixels become white."""
+    if image.ndim == 2:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), np.uint8)
+    if image.shape[2] == 4:
+        alpha = image[:, :, 3:4].astype(np.float32) / 255.0
+        rgb = image[:, :, :3].astype(np.float32) * alpha + 255.0 * (1.0 - alpha)
+        return np.clip(rgb, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(image[:, :, :3], np.uint8)
+
+
+def warp_card(frame: Image, quad: npt.NDArray[np.float32], size: tuple[int, int]) -> Image:
+    """The card inside ``quad`` (corners p0..p3 = top-left, top-right, bottom-right,
+    bottom-left of the result) straightened to ``size`` (width, height)."""
+    w, h = size
+    dst = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
+    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), dst)
+    return np.asarray(cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE), np.uint8)
+
+
+def extract_card(image: Image, *, what: str = "image") -> Image:
+    """The one card in ``image``, upright at :data:`STORE_SIZE`.
+
+    A photo of a card on felt is cut out along the card's outline; a scan (the card filling the
+    image) is used whole, turned upright when it is landscape. Raises :class:`EnrolmentError`
+    when a photo holds no card or more than one.
+    """
+    if image.ndim == 3 and image.shape[2] == 4:
+        ys, xs = np.nonzero(image[:, :, 3] > 127)
+        if len(xs) == 0:
+            raise EnrolmentError(f"{what}: fully transparent")
+        image = image[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    bgr = _flatten(image)
+    h, w = bgr.shape[:2]
+    if h < 20 or w < 20:
+        raise EnrolmentError(f"{what}: image too small ({w}x{h})")
+    aspect = min(w, h) / max(w, h)
+    if abs(aspect - CARD_ASPECT) < 0.06:
+        card = bgr if h >= w else cv2.rotate(bgr, cv2.ROTATE_90_CLOCKWISE)
+        return np.asarray(cv2.resize(card, STORE_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
+    quads = detect_cards(bgr, DetectorConfig())
+    if len(quads) != 1:
+        raise EnrolmentError(
+            f"{what}: expected exactly one card on the felt, found {len(quads)}"
+        )
+    return warp_card(bgr, quads[0], STORE_SIZE)
+
+
+def enroll_from_folder(folder: str | Path, name: str, *, allow_partial: bool = False
+                       ) -> DeckTemplates:
+    """Read ``As.png`` ... and ``back.png`` (also .jpg/.jpeg/.bmp) from ``folder``.
+
+    Every one of the 52 faces and the back must be there unless ``allow_partial``; file names
+    that are not cards are reported, never guessed at.
+    """
+    check_deck_name(name)
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise EnrolmentError(f"not a folder: {folder}")
+    faces: dict[str, Image] = {}
+    back: Image | None = None
+    unknown: list[str] = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() not in (".png", ".jpg", ".jpeg", ".bmp"):
+            continue
+        stem = path.stem
+        if stem.lower() != BACK:
+            try:
+                card = parse_card(stem[0].upper() + stem[1:].lower() if len(stem) == 2 else stem)
+            except ValueError:
+                unknown.append(path.name)
+                continue
+            stem = str(card)
+        img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if img is None:
+            raise EnrolmentError(f"{path}: not a readable image")
+        pic = extract_card(np.asarray(img, np.uint8), what=str(path))
+        if stem.lower() == BACK:
+            back = pic
+        else:
+            faces[stem] = pic
+    if unknown:
+        raise EnrolmentError(
+            f"{folder}: file names that are not cards: {', '.join(unknown)} "
+            "(expected As.png, Td.png, ... and back.png)"
+        )
+    if back is None:
+        raise EnrolmentError(f"{folder}: back.png is missing")
+    deck = DeckTemplates(name=name, faces=faces, back=back)
+    if deck.missing() and not allow_partial:
+        raise EnrolmentError(f"{folder}: missing cards: {' '.join(deck.missing())}")
+    return deck
+
+
+def enroll_from_frames(frames: Iterable[tuple[str, Image]], name: str) -> DeckTemplates:
+    """Enrol from ``(label, frame)`` pairs, each frame showing that one card alone on the felt
+    (label ``"As"`` style or ``"back"``)."""
+    check_deck_name(name)
+    faces: dict[str, Image] = {}
+    back: Image | None = None
+    for label, frame in frames:
+        pic = extract_card(frame, what=label)
+        if label == BACK:
+            back = pic
+        else:
+            faces[str(parse_card(label))] = pic
+    if back is None:
+        raise EnrolmentError("the back was not captured")
+    return DeckTemplates(name=name, faces=faces, back=back)
+
+
+def enroll_from_source(read_frame: Callable[[], Image | None], name: str,
+                       ask: Callable[[str], bool],
+                       labels: Iterable[str] | None = None) -> DeckTemplates:
+    """Interactive enrolment from a camera, card by card.
+
+    ``ask(label)`` tells the operator to lay that card alone, face up (the back: face down),
+    under the camera and returns False to abort; then one frame is read and the card cut out.
+    A frame with no card or several is asked for again.
+    """
+    wanted = list(labels) if labels is not None else [str(c) for c in DECK] + [BACK]
+    captured: list[tuple[str, Image]] = []
+    for label in wanted:
+        while True:
+            if not ask(label):
+                raise EnrolmentError(f"enrolment aborted at {label}")
+            frame = read_frame()
+            if frame is None:
+                raise EnrolmentError(f"the camera gave no frame for {label}")
+            try:
+                extract_card(frame, what=label)
+            except EnrolmentError:
+                continue
+            captured.append((label, frame))
+            break
+    return enroll_from_frames(captured, name)
+
+
+def save_deck(deck: DeckTemplates, root: str | Path) -> Path:
+    """Write the deck under ``root/NAME``; returns that folder."""
+    folder = Path(root) / check_deck_name(deck.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    for label, pic in [*deck.faces.items(), (BACK, deck.back)]:
+        if not cv2.imwrite(str(folder / f"{label}.png"), pic):
+            raise EnrolmentError(f"could not write {folder / label}.png")
+    meta = {"name": deck.name, "format": 1, "size": list(STORE_SIZE),
+            "cards": sorted(deck.faces, key=lambda s: parse_card(s).index)}
+    (folder / "deck.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return folder
+
+
+def load_deck(name: str, root: str | Path) -> DeckTemplates:
+    """Read an enrolled deck; raises :class:`EnrolmentError` naming what is missing or bad."""
+    folder = Path(root) / check_deck_name(name)
+    meta_path = folder / "deck.json"
+    if not meta_path.is_file():
+        raise EnrolmentError(f"deck {name!r} is not enrolled (no {meta_path})")
+    try:
+        meta = json.loads(meta_path.read_text())
+        cards = [str(parse_card(c)) for c in meta["cards"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise EnrolmentError(f"{meta_path}: damaged ({exc})") from None
+    faces: dict[str, Image] = {}
+    for label in [*cards, BACK]:
+        img = cv2.imread(str(folder / f"{label}.png"), cv2.IMREAD_COLOR)
+        if img is None:
+            raise EnrolmentError(f"deck {name!r}: {label}.png missing or unreadable in {folder}")
+        pic = np.asarray(cv2.resize(img, STORE_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
+        faces[label] = pic
+    back = faces.pop(BACK)
+    return DeckTemplates(name=name, faces=faces, back=back)
+
+
+def card_of(label: str) -> Card | None:
+    """The card for a label, None for ``"back"``."""
+    return None if label == BACK else parse_card(label)
