@@ -1,66 +1,534 @@
-"""One hand of Hold'em (skeleton: first commit so other engineers can import the names)."""
+"""One hand of Texas Hold'em from the forced bets to the last chip paid.
+
+Pure and deterministic: the caller (dealing monitor, simulator, hand-history replay) drives the
+deal and the actions; the hand checks every step against the rules and keeps an append-only log.
+Every public method either applies its change completely or raises :class:`IllegalAction`
+(naming the rule) and leaves the hand exactly as it was.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
 from table_controller.cards import Card
-from table_controller.engine.actions import Action, LegalActions, Street
-from table_controller.engine.records import LogRecord
-from table_controller.engine.results import HandResult
+from table_controller.engine import citations as cite
+from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
+from table_controller.engine.betting import BettingRound, Resolved, SeatState
+from table_controller.engine.config import GameConfig
+from table_controller.engine.errors import IllegalAction
+from table_controller.engine.pots import Pot, build_pots, uncalled_excess
+from table_controller.engine.records import (
+    ActionTaken,
+    BetReturned,
+    BoardDealt,
+    CardsMucked,
+    CardsShown,
+    HandVoided,
+    HoleCardsDealt,
+    LogRecord,
+    OutOfTurnHeld,
+    OutOfTurnReleased,
+    Posted,
+    PostKind,
+    PotAwarded,
+    RakeTaken,
+    TimeExpired,
+)
+from table_controller.engine.results import HandResult, PotAward
+from table_controller.engine.showdown import (
+    award_pots,
+    clockwise_from,
+    showdown_order,
+    take_rake,
+)
+from table_controller.evaluator import evaluate
+
+_BETTING_STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
+_NEXT_STREET = {Street.PREFLOP: Street.FLOP, Street.FLOP: Street.TURN, Street.TURN: Street.RIVER}
+_BOARD_CARDS = {Street.FLOP: 3, Street.TURN: 1, Street.RIVER: 1}
 
 
 class Hand:
-    """A hand in progress; created by :meth:`Table.start_hand`."""
+    """A hand in progress; normally created by :meth:`Table.start_hand`.
 
-    number: int
-    button: int | None
-    small_blind_seat: int | None
-    big_blind_seat: int
-    deal_order: tuple[int, ...]
-    street: Street
-    to_act: int | None
-    log: list[LogRecord]
-    result: HandResult | None
+    ``stacks`` are the chips of the seats dealt in, before any forced bet. ``missed`` maps a
+    returning player's seat to ``(missed_small, missed_big)`` blinds he must now pay
+    ([000, 003]: a missed blind must be paid before playing again): the big blind live, the
+    small blind dead.
+    """
 
+    def __init__(self, *, config: GameConfig, number: int, stacks: Mapping[int, int],
+                 button: int | None, small_blind_seat: int | None, big_blind_seat: int,
+                 straddle_seat: int | None = None,
+                 missed: Mapping[int, tuple[bool, bool]] | None = None) -> None:
+        if len(stacks) < 2:
+            raise IllegalAction("a hand needs at least two players", rule=cite.DEAL)
+        if any(chips <= 0 for chips in stacks.values()):
+            raise IllegalAction("every player dealt in needs chips", rule=cite.TABLE_STAKES)
+        self.config = config
+        self.number = number
+        self.button = button
+        self.small_blind_seat = small_blind_seat
+        self.big_blind_seat = big_blind_seat
+        self.straddle_seat = straddle_seat
+        # Dealing: one card at a time clockwise from the seat left of the button, the button
+        # last (heads-up the big blind first) [000, 002 #30].
+        self.deal_order: tuple[int, ...] = tuple(clockwise_from(stacks, button))
+        self.street = Street.PREFLOP
+        self.log: list[LogRecord] = []
+        self.result: HandResult | None = None
+        self.board: list[Card] = []
+        self.hole_cards: dict[int, tuple[Card, ...]] = {}
+        self.starting_stacks = dict(stacks)
+        self.players = {s: SeatState(seat=s, stack=c) for s, c in stacks.items()}
+        self._round = BettingRound(config, self.players, tuple(sorted(stacks)))
+        self._held: dict[int, tuple[Action, int]] = {}
+        self._round_closed = False
+        self._street_log_start = 0
+        self._final_aggressor: int | None = None
+        self._flop_dealt = False
+        self._validate_positions(straddle_seat)
+        self._post_forced_bets(missed or {})
+        first_actor_after = straddle_seat if straddle_seat is not None else big_blind_seat
+        self.preflop_order: tuple[int, ...] = tuple(clockwise_from(stacks, first_actor_after))
+        self._after_change()
+
+    # ------------------------------------------------------------------ set-up
+    def _validate_positions(self, straddle_seat: int | None) -> None:
+        if self.big_blind_seat not in self.players:
+            raise IllegalAction(f"big blind seat {self.big_blind_seat} is not dealt in",
+                                rule="rules.md §2 [000]")
+        if self.small_blind_seat is not None and self.small_blind_seat not in self.players:
+            raise IllegalAction(f"small blind seat {self.small_blind_seat} is not dealt in",
+                                rule="rules.md §2 [000]")
+        if straddle_seat is None:
+            return
+        if len(self.players) < 3:
+            raise IllegalAction("no straddle heads-up: the seat left of the big blind is the "
+                                "small blind", rule=cite.STRADDLE)
+        left_of_bb = clockwise_from(self.players, self.big_blind_seat)[0]
+        if straddle_seat != left_of_bb:
+            raise IllegalAction(f"only seat {left_of_bb}, left of the big blind, may straddle",
+                                rule=cite.STRADDLE)
+        if self.players[straddle_seat].stack < 2 * self.config.big_blind:
+            raise IllegalAction(f"a straddle is {2 * self.config.big_blind}; seat "
+                                f"{straddle_seat} has less", rule=cite.STRADDLE)
+
+    def _post(self, seat: int, kind: PostKind, amount: int, *, live: bool) -> None:
+        p = self.players[seat]
+        chips = min(amount, p.stack)
+        if chips <= 0:
+            return
+        p.stack -= chips
+        p.contributed += chips
+        if live:
+            p.bet += chips
+        self.log.append(Posted(seat, kind, chips, live, p.stack == 0))
+
+    def _post_forced_bets(self, missed: Mapping[int, tuple[bool, bool]]) -> None:
+        cfg = self.config
+        if cfg.ante:
+            # Antes go to the pot and are not part of any bet [001].
+            for seat in self.deal_order:
+                self._post(seat, PostKind.ANTE, cfg.ante, live=False)
+        if self.small_blind_seat is not None:
+            self._post(self.small_blind_seat, PostKind.SMALL_BLIND, cfg.small_blind, live=True)
+        self._post(self.big_blind_seat, PostKind.BIG_BLIND, cfg.big_blind, live=True)
+        for seat in self.deal_order:
+            small, big = missed.get(seat, (False, False))
+            if seat in (self.small_blind_seat, self.big_blind_seat):
+                continue
+            if big:  # a missed big blind is posted live [000, 003]
+                self._post(seat, PostKind.MISSED_BIG_BLIND, cfg.big_blind, live=True)
+            if small:  # a missed small blind is dead: it goes to the pot [000, 003]
+                self._post(seat, PostKind.MISSED_SMALL_BLIND, cfg.small_blind, live=False)
+        current = cfg.big_blind
+        bets_made = 1  # fixed limit: the big blind is the first bet
+        if self.straddle_seat is not None:
+            # Straddle: 2 x BB, acts as a raise and keeps the option [000]; the straddle is
+            # then the largest blind, so the minimum raise is one straddle (docs/engine.md).
+            current = 2 * cfg.big_blind
+            self._post(self.straddle_seat, PostKind.STRADDLE, current, live=True)
+            bets_made = 2
+        after = self.straddle_seat if self.straddle_seat is not None else self.big_blind_seat
+        self._round.start(Street.PREFLOP, start_after=after, current_bet=current,
+                          bets_made=bets_made)
+        self._street_log_start = len(self.log)
+
+    # ------------------------------------------------------------------ views
     @property
     def betting_complete(self) -> bool:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
+        """The current betting round is over (next street, or showdown, is due)."""
+        return self.street not in _BETTING_STREETS or self._round_closed
+
+    @property
+    def to_act(self) -> int | None:
+        if self.betting_complete:
+            return None
+        return self._round.next_to_act()
+
+    @property
+    def stacks(self) -> dict[int, int]:
+        """Chips behind (not in the pot) of every seat dealt in."""
+        return {s: p.stack for s, p in self.players.items()}
+
+    @property
+    def bets(self) -> dict[int, int]:
+        """Live chips in front of each player in the current round."""
+        return {s: p.bet for s, p in self.players.items() if p.bet}
+
+    @property
+    def contributions(self) -> dict[int, int]:
+        """Every chip each seat has put in this hand (antes, blinds, bets)."""
+        return {s: p.contributed for s, p in self.players.items()}
+
+    @property
+    def pot(self) -> int:
+        """All chips in the middle, current bets included."""
+        return sum(p.contributed for p in self.players.values())
+
+    @property
+    def live_seats(self) -> tuple[int, ...]:
+        """Seats still holding cards, in dealing order."""
+        return tuple(s for s in self.deal_order if not self.players[s].folded)
+
+    @property
+    def held_out_of_turn(self) -> dict[int, Action]:
+        """Out-of-turn actions waiting for the turn to reach their seat [002 #35]."""
+        return {s: a for s, (a, _) in self._held.items()}
+
+    @property
+    def actions_this_round(self) -> list[ActionTaken]:
+        return [r for r in self.log[self._street_log_start:] if isinstance(r, ActionTaken)]
+
+    def pots(self) -> list[Pot]:
+        """Main pot and side pots as they stand now (rules.md §4)."""
+        return build_pots(self.contributions, self.live_seats)
+
+    # ------------------------------------------------------------------ decisions
+    def _require_betting(self) -> None:
+        if self.result is not None:
+            raise IllegalAction("the hand is over", rule=cite.HAND_OVER)
+        if self.betting_complete:
+            raise IllegalAction(f"no betting now: the {self.street.value} betting round is "
+                                "over", rule=cite.TURN_ORDER)
 
     def legal_actions(self, seat: int | None = None) -> LegalActions:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
+        """What ``seat`` (default: the player to act) may do now. For another seat, what he
+        could do out of turn if the action to him does not change."""
+        self._require_betting()
+        target = self.to_act if seat is None else seat
+        if target is None or target not in self.players:
+            raise IllegalAction(f"seat {seat} is not dealt in", rule=cite.TURN_ORDER)
+        return self._round.legal(target)
 
     def verify(self, action: Action) -> None:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
+        """Raise :class:`IllegalAction` naming the rule if ``action`` may not be taken now."""
+        self._verify(action)
 
     def can(self, action: Action) -> bool:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
+        try:
+            self._verify(action)
+        except IllegalAction:
+            return False
+        return True
+
+    def _verify(self, action: Action) -> Resolved:
+        self._require_betting()
+        resolved = self._round.resolve(action)
+        if action.seat != self.to_act and action.seat in self._held:
+            raise IllegalAction(f"seat {action.seat} already has an action out of turn "
+                                "waiting", rule=cite.OUT_OF_TURN)
+        return resolved
 
     def act(self, action: Action) -> None:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
-
-    def interpret_chips(self, seat: int, amount: int, *, single_chip: bool = False) -> Action:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
-
-    def deal_hole(self, seat: int, cards: Sequence[Card]) -> None:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
-
-    def deal_board(self, cards: Sequence[Card]) -> None:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
-
-    def showdown_order(self) -> list[int]:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
-
-    def showdown(
-        self,
-        hole_cards: Mapping[int, Sequence[Card]] | None = None,
-        *,
-        mucked: Iterable[int] = (),
-    ) -> HandResult:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
+        """Apply ``action``. In turn it takes effect at once. Out of turn it is held, binding,
+        until the turn reaches the seat; if the action to him changed meanwhile (a bet or
+        raise), it is void, any chips go back and he decides again; a fold out of turn stands
+        (rules.md §3 [002 #35])."""
+        resolved = self._verify(action)
+        if action.seat != self.to_act:
+            self._held[action.seat] = (action, self._round.current_bet)
+            self.log.append(OutOfTurnHeld(self.street, action))
+            return
+        self._apply(resolved, out_of_turn=False)
+        self._after_change()
 
     def time_expired(self, seat: int) -> None:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
+        """Time called on the player to act ran out: his hand is dead [002 #24] (a fold; his
+        chips stay in the pot)."""
+        self._require_betting()
+        if seat != self.to_act:
+            raise IllegalAction(f"time can only run out on the player to act "
+                                f"({self.to_act}), not seat {seat}", rule=cite.TIME)
+        resolved = self._round.resolve(Action(seat=seat, kind=ActionKind.FOLD))
+        self._held.pop(seat, None)
+        self.log.append(TimeExpired(self.street, seat))
+        self._apply(resolved, out_of_turn=False)
+        self._after_change()
+
+    def interpret_chips(self, seat: int, amount: int, *, single_chip: bool = False) -> Action:
+        """The action meant by pushing ``amount`` chips (added to his bet) without a verbal
+        declaration; nothing is applied.
+
+        - Everything he has: all-in.
+        - A single oversized chip facing a bet is a call [002 #38, #39]; opening, it is a bet
+          of its full value.
+        - Facing a bet, 50% or more of the minimum raise (but less than a full raise) obliges
+          a full minimum raise; less than 50% is a call, the excess returned (TDA 43
+          [002 #37, 003, 004]).
+        - Less than a call (not all-in) is completed to a call; an opening bet under the
+          minimum is completed to the minimum bet (TDA 43); above the pot-limit or fixed-limit
+          maximum the excess is returned (engine decisions, docs/engine.md).
+        """
+        legal = self.legal_actions(seat)
+        if not legal.can_fold:
+            raise IllegalAction(f"seat {seat} faces no decision", rule=cite.TURN_ORDER)
+        if amount < 0:
+            raise IllegalAction(f"cannot push {amount} chips", rule=cite.TABLE_STAKES)
+        p = self.players[seat]
+        if amount >= p.stack and legal.all_in_to is not None:
+            return Action(seat=seat, kind=ActionKind.ALL_IN)
+        to = p.bet + min(amount, p.stack)
+        current = self._round.current_bet
+        if amount == 0:
+            if legal.can_check:
+                return Action(seat=seat, kind=ActionKind.CHECK)
+            raise IllegalAction("no chips pushed facing a bet: call, raise or fold",
+                                rule=cite.CHECK)
+        if legal.can_bet and legal.min_bet_to is not None and legal.max_bet_to is not None:
+            to = min(max(to, legal.min_bet_to), legal.max_bet_to)
+            return Action(seat=seat, kind=ActionKind.BET, amount=to)
+        if current == 0:  # cannot make a full bet: whatever he pushes is his whole stack
+            return Action(seat=seat, kind=ActionKind.ALL_IN)
+        if to <= current or single_chip or legal.reason_no_raise is not None:
+            return Action(seat=seat, kind=ActionKind.CALL)
+        full_to = self._round.full_raise_to()
+        if 2 * (to - current) < full_to - current:
+            return Action(seat=seat, kind=ActionKind.CALL)  # under 50%: a call
+        if legal.min_raise_to is None or legal.max_raise_to is None:
+            return Action(seat=seat, kind=ActionKind.ALL_IN)  # obliged beyond his stack
+        to = min(max(to, legal.min_raise_to), legal.max_raise_to)
+        if to == p.bet + p.stack:
+            return Action(seat=seat, kind=ActionKind.ALL_IN)
+        return Action(seat=seat, kind=ActionKind.RAISE, amount=to)
+
+    # ------------------------------------------------------------------ applying
+    def _apply(self, r: Resolved, *, out_of_turn: bool) -> None:
+        full = r.full_raise
+        self._round.apply(r)
+        self.log.append(ActionTaken(self.street, r.seat, r.kind, r.to, r.added, r.all_in,
+                                    full, out_of_turn))
+
+    def _after_change(self) -> None:
+        """Advance after an action: held out-of-turn actions, end of round, end of hand."""
+        while True:
+            if len(self.live_seats) == 1:
+                self._end_by_folds()
+                return
+            if self._round.complete():
+                self._close_round()
+                return
+            seat = self._round.next_to_act()
+            if seat is None or seat not in self._held:
+                return
+            action, bet_at_hold = self._held.pop(seat)
+            unchanged = self._round.current_bet == bet_at_hold
+            if unchanged or action.kind is ActionKind.FOLD:
+                try:
+                    resolved = self._round.resolve(action)
+                except IllegalAction:
+                    self.log.append(OutOfTurnReleased(self.street, action))
+                    return
+                self._apply(resolved, out_of_turn=True)
+                continue
+            self.log.append(OutOfTurnReleased(self.street, action))
+            return
+
+    def _return_uncalled(self) -> None:
+        """The uncalled part of the round's largest bet goes back [002 #48]."""
+        excess = uncalled_excess({s: p.bet for s, p in self.players.items() if p.bet})
+        if excess is None:
+            return
+        seat, chips = excess
+        p = self.players[seat]
+        p.bet -= chips
+        p.contributed -= chips
+        p.stack += chips
+        self.log.append(BetReturned(seat, chips))
+
+    def _close_round(self) -> None:
+        self._round_closed = True
+        for action, _ in self._held.values():
+            self.log.append(OutOfTurnReleased(self.street, action))
+        self._held.clear()
+        self._return_uncalled()
+        if self.actions_this_round:
+            self._final_aggressor = self._round.aggressor
+        for p in self.players.values():
+            p.bet = 0
+        if self.street is Street.RIVER:
+            self.street = Street.SHOWDOWN
+
+    def _end_by_folds(self) -> None:
+        """Everybody else folded: the whole pot to the last player, no showdown [000]."""
+        for action, _ in self._held.values():
+            self.log.append(OutOfTurnReleased(self.street, action))
+        self._held.clear()
+        self._return_uncalled()
+        winner = self.live_seats[0]
+        pots, rake = take_rake(build_pots(self.contributions, [winner]), self.config.rake,
+                               flop_dealt=self._flop_dealt)
+        awards = [PotAward(amount=p.amount, eligible=p.eligible, winners=(winner,),
+                           shares={winner: p.amount}) for p in pots]
+        self._finish(awards, rake, showdown=False)
+
+    def _finish(self, awards: list[PotAward], rake: int, *, showdown: bool) -> None:
+        returned: dict[int, int] = {}
+        for record in self.log:
+            if isinstance(record, BetReturned):
+                returned[record.seat] = returned.get(record.seat, 0) + record.amount
+        if rake:
+            self.log.append(RakeTaken(rake))
+        final = {s: p.stack for s, p in self.players.items()}
+        for i, award in enumerate(awards):
+            self.log.append(PotAwarded(i, award.amount, tuple(sorted(award.shares.items()))))
+            for seat, chips in award.shares.items():
+                final[seat] += chips
+        for p in self.players.values():
+            p.bet = 0
+        self._round_closed = True
+        self.street = Street.COMPLETE
+        self.result = HandResult(pots=awards, returned=returned, rake=rake, voided=False,
+                                 final_stacks=final, showdown=showdown)
+
+    # ------------------------------------------------------------------ cards
+    def _known_cards(self) -> set[Card]:
+        known = set(self.board)
+        for cards in self.hole_cards.values():
+            known.update(cards)
+        return known
+
+    @staticmethod
+    def _check_distinct(cards: Sequence[Card], known: set[Card]) -> None:
+        if len(set(cards)) != len(cards) or known.intersection(cards):
+            dup = sorted({str(c) for c in cards if c in known or list(cards).count(c) > 1})
+            raise IllegalAction(f"duplicate card(s) {' '.join(dup)}: fouled deck, the hand "
+                                "must be voided", rule=cite.DUPLICATE)
+
+    def deal_hole(self, seat: int, cards: Sequence[Card]) -> None:
+        """Record ``seat``'s two hole cards (needed for the showdown; may come late)."""
+        if self.result is not None:
+            raise IllegalAction("the hand is over", rule=cite.HAND_OVER)
+        if seat not in self.players:
+            raise IllegalAction(f"seat {seat} is not dealt in", rule="rules.md §5 [002 #31]")
+        if len(cards) != 2:
+            raise IllegalAction(f"a player gets two hole cards, not {len(cards)}",
+                                rule="rules.md §1, §5 [000, 002 #31]")
+        if seat in self.hole_cards:
+            raise IllegalAction(f"seat {seat} already has hole cards", rule=cite.DEAL)
+        self._check_distinct(cards, self._known_cards())
+        self.hole_cards[seat] = tuple(cards)
+        self.log.append(HoleCardsDealt(seat, tuple(cards)))
+
+    def deal_board(self, cards: Sequence[Card]) -> None:
+        """The next board cards: three for the flop, then one, then one, each only when the
+        betting round before it is over (premature cards are invalid, rules.md §5 [003])."""
+        if self.result is not None:
+            raise IllegalAction("the hand is over: no more cards (no rabbit hunting)",
+                                rule=cite.RABBIT)
+        nxt = _NEXT_STREET.get(self.street)
+        if nxt is None:
+            raise IllegalAction("the board is complete", rule=cite.DEAL)
+        if not self._round_closed:
+            raise IllegalAction(f"the {self.street.value} betting round is not complete: "
+                                "premature board card(s)", rule="rules.md §5 [003]")
+        if len(cards) != _BOARD_CARDS[nxt]:
+            raise IllegalAction(f"the {nxt.value} is {_BOARD_CARDS[nxt]} card(s), not "
+                                f"{len(cards)}", rule=cite.DEAL)
+        self._check_distinct(cards, self._known_cards())
+        self.board.extend(cards)
+        self.street = nxt
+        self._flop_dealt = True
+        self.log.append(BoardDealt(nxt, tuple(cards)))
+        self._street_log_start = len(self.log)
+        self._round_closed = False
+        # From the flop on, the first active player left of the button acts first [000, 001].
+        after = self.button if self.button is not None else self.deal_order[-1]
+        self._round.start(nxt, start_after=after)
+        self._after_change()
+
+    # ------------------------------------------------------------------ showdown
+    def showdown_order(self) -> list[int]:
+        """Who shows first (rules.md §4, TDA 17 [000, 002 #12])."""
+        return showdown_order(self.live_seats, self.pots(), aggressor=self._final_aggressor,
+                              button=self.button)
+
+    def showdown(self, hole_cards: Mapping[int, Sequence[Card]] | None = None, *,
+                 mucked: Iterable[int] = ()) -> HandResult:
+        """Compare hands and pay every pot. ``hole_cards`` adds or confirms cards (recorded
+        cards are used otherwise); ``mucked`` seats forfeit: cards must be tabled to win
+        [002 #13]. Cards speak [002 #10]."""
+        if self.street is not Street.SHOWDOWN:
+            raise IllegalAction(f"no showdown during the {self.street.value}", rule=cite.DEAL)
+        cards = dict(self.hole_cards)
+        given = {s: tuple(c) for s, c in (hole_cards or {}).items()}
+        for seat, hand in given.items():
+            if seat not in self.players or len(hand) != 2:
+                raise IllegalAction(f"seat {seat}: two hole cards of a player dealt in "
+                                    "expected", rule=cite.SHOW)
+            if seat in cards and set(cards[seat]) != set(hand):
+                raise IllegalAction(f"seat {seat} was dealt {_text(cards[seat])}, not "
+                                    f"{_text(hand)}", rule=cite.DUPLICATE)
+        known = set(self.board)
+        for seat, hand in {**cards, **given}.items():
+            self._check_distinct(hand, known)
+            known.update(hand)
+            cards[seat] = hand
+        muck = set(mucked)
+        tabled = [s for s in self.live_seats if s not in muck]
+        missing = [s for s in tabled if s not in cards]
+        if missing:
+            raise IllegalAction(f"seat(s) {missing}: cards must be tabled to win (or mucked)",
+                                rule=cite.SHOW)
+        values = {s: evaluate(list(cards[s]) + self.board) for s in tabled}
+        pots = self.pots()
+        for i, pot in enumerate(pots):
+            if not any(s in values for s in pot.eligible):
+                raise IllegalAction(f"pot {i}: at least one contender must table his cards",
+                                    rule=cite.SHOW)
+        order = self.showdown_order()
+        for seat in order:
+            if seat in values:
+                self.log.append(CardsShown(seat, cards[seat], values[seat].description))
+            else:
+                self.log.append(CardsMucked(seat))
+        raked, rake = take_rake(pots, self.config.rake, flop_dealt=self._flop_dealt)
+        awards = award_pots(raked, {s: v.score for s, v in values.items()},
+                            rule=self.config.odd_chip, unit=self.config.chip_unit,
+                            button=self.button, preflop_order=self.preflop_order)
+        self._finish(awards, rake, showdown=True)
+        assert self.result is not None
+        return self.result
 
     def void(self, reason: str) -> HandResult:
-        raise NotImplementedError("engine skeleton: Hand lands in the next commit")
+        """Misdeal or fouled deck: the hand is void and every chip goes back to whoever put
+        it in (rules.md §5 [000, 002 #31, 003], TDA 2024 35-E)."""
+        if self.result is not None:
+            raise IllegalAction("the hand is already over", rule=cite.HAND_OVER)
+        refunds = {s: p.contributed for s, p in self.players.items() if p.contributed}
+        self.log.append(HandVoided(reason, tuple(sorted(refunds.items()))))
+        self._held.clear()
+        for p in self.players.values():
+            p.stack += p.contributed
+            p.contributed = 0
+            p.bet = 0
+        self._round_closed = True
+        self.street = Street.COMPLETE
+        self.result = HandResult(pots=[], returned=refunds, rake=0, voided=True,
+                                 final_stacks=self.stacks, reason=reason)
+        return self.result
+
+
+def _text(cards: Iterable[Card]) -> str:
+    return " ".join(str(c) for c in cards)

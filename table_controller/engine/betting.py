@@ -1,0 +1,341 @@
+"""One betting round: whose turn it is, what each player may do, and applying a decision.
+
+Rules (rules.md §3): minimum bet = big blind, minimum raise = the largest previous bet or raise
+of the round (TDA 43 [002 #37]); an all-in for less than a full raise does not reopen the betting
+for players who already acted, unless short all-ins add up to a full raise (TDA 47
+[000, 002 #37]); fixed limit sizes, the cap of one bet and three raises and the half-bet all-in
+rule [000, 002 #37, #40]; pot-limit maximum = pot including the call [000, 001].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from table_controller.engine import citations as cite
+from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
+from table_controller.engine.config import GameConfig, Structure
+from table_controller.engine.errors import IllegalAction
+
+FL_CAP_BETS = 4  # one bet and three raises [000, 002 #40]
+
+
+@dataclass(slots=True)
+class SeatState:
+    """A player dealt into the hand. ``bet``: live chips in front of him this round;
+    ``contributed``: every chip he put in this hand (antes, blinds, bets)."""
+
+    seat: int
+    stack: int
+    bet: int = 0
+    contributed: int = 0
+    folded: bool = False
+    acted: bool = False
+    acted_serial: int = -1
+    reopen_at: int = 0
+
+    @property
+    def live(self) -> bool:
+        """Still holding cards."""
+        return not self.folded
+
+    @property
+    def can_act(self) -> bool:
+        """Holding cards with chips behind (not all-in)."""
+        return not self.folded and self.stack > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A verified action, normalised: ``kind`` is FOLD/CHECK/CALL/BET/RAISE, ``to`` the total
+    bet of the round afterwards, ``added`` the chips put in now."""
+
+    seat: int
+    kind: ActionKind
+    to: int
+    added: int
+    all_in: bool
+    full_raise: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _RaiseRange:
+    min_to: int | None  # None: only an all-in short of the minimum
+    max_to: int
+    is_bet: bool
+
+
+class BettingRound:
+    """State of the current betting round over the players of a hand."""
+
+    def __init__(self, config: GameConfig, players: dict[int, SeatState],
+                 order: tuple[int, ...]) -> None:
+        self.config = config
+        self.players = players
+        self.order = order  # seats dealt in, ascending (clockwise)
+        self.street = Street.PREFLOP
+        self.current_bet = 0
+        self.min_raise = config.big_blind
+        self.full_level = 0  # fixed limit: the level of the last full bet
+        self.bets_made = 0  # fixed limit: bets and raises this round (the big blind is one)
+        self.capped = False
+        self.serial = 0  # counts full bets/raises: acting before one means the betting reopened
+        self.aggressor: int | None = None
+        self.cursor: int | None = None  # the seat that acted last (or the seat before the first)
+
+    # ----------------------------------------------------------------- round set-up
+    def start(self, street: Street, *, start_after: int | None, current_bet: int = 0,
+              bets_made: int = 0) -> None:
+        """A new round: bets cleared (chips already moved to the pot by the caller)."""
+        self.street = street
+        self.current_bet = current_bet
+        self.full_level = current_bet
+        self.min_raise = max(self.config.big_blind, current_bet) if street is Street.PREFLOP \
+            else self.config.big_blind
+        self.bets_made = bets_made
+        self.capped = False
+        self.serial = 0
+        self.aggressor = None
+        self.cursor = start_after
+        for p in self.players.values():
+            p.acted = False
+            p.acted_serial = -1
+            p.reopen_at = 0
+
+    @property
+    def bet_size(self) -> int:
+        """Fixed-limit bet: small bet preflop and flop, big bet turn and river [000, 001]."""
+        if self.street in (Street.PREFLOP, Street.FLOP):
+            return self.config.small_bet_size
+        return self.config.big_bet_size
+
+    # ----------------------------------------------------------------- turn order
+    def needs_action(self, p: SeatState) -> bool:
+        return p.can_act and (not p.acted or p.bet < self.current_bet)
+
+    def complete(self) -> bool:
+        """The round is over: everyone matched the bet or is all-in or folded (rules.md §3)."""
+        live = [p for p in self.players.values() if p.live]
+        if len(live) <= 1:
+            return True
+        able = [p for p in live if p.can_act]
+        if not any(self.needs_action(p) for p in able):
+            return True
+        if len(able) == 1:
+            # Nobody left to bet against: he only has to act if he faces an all-in [000, 002 #11].
+            me = able[0]
+            others = max(p.bet for p in live if p is not me)
+            return me.bet >= others
+        return False
+
+    def next_to_act(self) -> int | None:
+        if self.complete():
+            return None
+        n = len(self.order)
+        start = 0 if self.cursor is None else _first_after(self.order, self.cursor)
+        for i in range(n):
+            seat = self.order[(start + i) % n]
+            if self.needs_action(self.players[seat]):
+                return seat
+        return None
+
+    # ----------------------------------------------------------------- legality
+    def _reopened(self, p: SeatState) -> bool:
+        """May ``p`` raise? Yes if he has not acted, or a full raise came after his action, or
+        (no limit, pot limit) short all-ins since then add up to a full raise (TDA 47)."""
+        if not p.acted or p.acted_serial < self.serial:
+            return True
+        return self.config.structure is not Structure.FIXED_LIMIT \
+            and self.current_bet >= p.reopen_at
+
+    def _raise_range(self, p: SeatState) -> tuple[_RaiseRange | None, str | None]:
+        """The bet/raise totals open to ``p`` or the rule that forbids raising."""
+        total = p.bet + p.stack
+        to_call = max(0, self.current_bet - p.bet)
+        is_bet = self.current_bet == 0
+        if p.stack <= to_call:
+            return None, f"{cite.TABLE_STAKES}: his stack only covers a call"
+        if not any(o.can_act for o in self.players.values() if o is not p):
+            return None, f"{cite.NO_OPPONENT}: every opponent is all-in, no more betting"
+        if not self._reopened(p):
+            return None, (f"{cite.REOPEN}: an all-in for less than a full raise does not reopen "
+                          "the betting for a player who already acted; call or fold")
+        structure = self.config.structure
+        if structure is Structure.FIXED_LIMIT:
+            if self.current_bet < self.full_level:
+                target = self.full_level  # completing a half-bet all-in [000, 002 #37]
+            else:
+                if self.capped:
+                    return None, (f"{cite.FL_CAP}: the betting is capped (one bet and three "
+                                  "raises)")
+                target = self.full_level + self.bet_size
+            return _RaiseRange(target if total >= target else None, min(total, target),
+                               is_bet), None
+        min_to = self.config.big_blind if is_bet else self.current_bet + self.min_raise
+        max_to = total
+        if structure is Structure.POT_LIMIT:
+            max_to = min(total, self.current_bet + self.pot() + to_call)
+            min_to = min(min_to, max_to)
+        return _RaiseRange(min_to if total >= min_to else None, max_to, is_bet), None
+
+    def full_raise_to(self) -> int:
+        """The nominal minimum (full) raise total, whatever the stacks (TDA 43 [002 #37])."""
+        if self.config.structure is Structure.FIXED_LIMIT:
+            if self.current_bet < self.full_level:
+                return self.full_level
+            return self.full_level + self.bet_size
+        if self.current_bet == 0:
+            return self.config.big_blind
+        return self.current_bet + self.min_raise
+
+    def pot(self) -> int:
+        """Every chip in the middle, current bets included (pot-limit arithmetic)."""
+        return sum(p.contributed for p in self.players.values())
+
+    def legal(self, seat: int) -> LegalActions:
+        p = self.players[seat]
+        if not self.needs_action(p):
+            return LegalActions(seat=seat, can_fold=False, can_check=False, call_amount=None,
+                                stack=p.stack, bet=p.bet,
+                                reason_no_raise="not facing a decision")
+        to_call = max(0, self.current_bet - p.bet)
+        rng, reason = self._raise_range(p)
+        total = p.bet + p.stack
+        all_in_to: int | None = None
+        if p.stack <= to_call or (rng is not None and total <= rng.max_to):
+            all_in_to = total
+        fields: dict[str, int | None] = {}
+        if rng is not None and rng.min_to is not None:
+            key = "bet" if rng.is_bet else "raise"
+            fields[f"min_{key}_to"] = rng.min_to
+            fields[f"max_{key}_to"] = rng.max_to
+        return LegalActions(
+            seat=seat, can_fold=True, can_check=to_call == 0,
+            call_amount=min(to_call, p.stack) if to_call > 0 else None,
+            all_in_to=all_in_to, stack=p.stack, bet=p.bet, reason_no_raise=reason,
+            **fields,
+        )
+
+    def resolve(self, action: Action) -> Resolved:
+        """Verify ``action`` for its seat (turn order is the caller's business) and normalise
+        it; raises :class:`IllegalAction` naming the rule."""
+        p = self.players.get(action.seat)
+        if p is None:
+            raise IllegalAction(f"seat {action.seat} is not dealt in", rule=cite.TURN_ORDER)
+        if p.folded:
+            raise IllegalAction(f"seat {action.seat} has folded", rule=cite.TURN_ORDER)
+        if p.stack == 0:
+            raise IllegalAction(f"seat {action.seat} is all-in: no more decisions",
+                                rule=cite.NO_OPPONENT)
+        if not self.needs_action(p):
+            raise IllegalAction(f"seat {action.seat} has acted and faces no new bet",
+                                rule=cite.TURN_ORDER)
+        kind = action.kind
+        to_call = max(0, self.current_bet - p.bet)
+        total = p.bet + p.stack
+        if kind is ActionKind.FOLD:
+            return Resolved(p.seat, ActionKind.FOLD, p.bet, 0, False, False)
+        if kind is ActionKind.CHECK:
+            if to_call > 0:
+                raise IllegalAction(f"cannot check facing a bet of {self.current_bet}; call "
+                                    f"{min(to_call, p.stack)} or fold", rule=cite.CHECK)
+            return Resolved(p.seat, ActionKind.CHECK, p.bet, 0, False, False)
+        if kind is ActionKind.CALL:
+            if to_call == 0:
+                raise IllegalAction("nothing to call: check or bet", rule=cite.CHECK)
+            to = p.bet + min(to_call, p.stack)
+            if action.amount is not None and action.amount != to:
+                raise IllegalAction(f"a call is to {to}, not {action.amount}",
+                                    rule=cite.TURN_ORDER)
+            return Resolved(p.seat, ActionKind.CALL, to, to - p.bet, to == total, False)
+        if kind is ActionKind.ALL_IN:
+            if p.stack <= to_call:
+                return Resolved(p.seat, ActionKind.CALL, total, p.stack, True, False)
+            return self._resolve_raise(p, total, all_in_declared=True)
+        if action.amount is None:
+            raise IllegalAction(f"{kind.value} needs the total amount ('to')",
+                                rule=cite.MIN_RAISE)
+        return self._resolve_raise(p, action.amount, all_in_declared=False)
+
+    def _resolve_raise(self, p: SeatState, to: int, *, all_in_declared: bool) -> Resolved:
+        total = p.bet + p.stack
+        is_bet = self.current_bet == 0
+        word = "bet" if is_bet else "raise"
+        if to > total:
+            raise IllegalAction(f"{word} to {to} exceeds his {total} chips (stack {p.stack})",
+                                rule=cite.TABLE_STAKES)
+        if to <= self.current_bet:
+            raise IllegalAction(f"a raise must be to more than the current bet "
+                                f"{self.current_bet}", rule=cite.MIN_RAISE)
+        rng, reason = self._raise_range(p)
+        if rng is None:
+            raise IllegalAction(reason or "no raise possible", rule=cite.MIN_RAISE)
+        all_in = to == total
+        if to > rng.max_to:
+            rule = cite.PL_MAX if self.config.structure is Structure.POT_LIMIT else cite.FL_SIZE
+            what = "all-in" if all_in_declared else f"{word} to {to}"
+            raise IllegalAction(f"{what} is above the maximum: {word} to {rng.max_to} at most",
+                                rule=rule)
+        if (rng.min_to is None or to < rng.min_to) and not all_in:
+            minimum = self.full_raise_to()
+            short = "" if rng.min_to is not None else f"; short of it, only all-in for {total}"
+            if self.config.structure is Structure.FIXED_LIMIT:
+                raise IllegalAction(f"fixed limit: {word} is to {minimum}{short}",
+                                    rule=cite.FL_SIZE)
+            rule = cite.MIN_BET if is_bet else cite.MIN_RAISE
+            least = "minimum bet" if is_bet else "minimum raise"
+            raise IllegalAction(f"{least} is to {minimum}{short}", rule=rule)
+        kind = ActionKind.BET if is_bet else ActionKind.RAISE
+        return Resolved(p.seat, kind, to, to - p.bet, all_in, self._is_full(to))
+
+    def _is_full(self, to: int) -> bool:
+        """Does a bet/raise to ``to`` reopen the betting (rules.md §3)?"""
+        if self.config.structure is Structure.FIXED_LIMIT:
+            if to <= self.full_level:
+                return False  # completing a half-bet all-in is no new raise
+            # An all-in of at least half a bet counts as a full bet [000, 002 #37].
+            return 2 * (to - self.full_level) >= self.bet_size
+        if self.current_bet == 0:
+            return to >= self.config.big_blind
+        return to - self.current_bet >= self.min_raise
+
+    # ----------------------------------------------------------------- applying
+    def apply(self, r: Resolved) -> None:
+        p = self.players[r.seat]
+        p.stack -= r.added
+        p.bet += r.added
+        p.contributed += r.added
+        p.acted = True
+        if r.kind is ActionKind.FOLD:
+            p.folded = True
+        if r.kind in (ActionKind.BET, ActionKind.RAISE):
+            self.aggressor = r.seat
+            if r.full_raise:
+                self.serial += 1
+                if self.config.structure is Structure.FIXED_LIMIT:
+                    self.full_level += self.bet_size
+                    self._count_bet()
+                else:
+                    self.min_raise = max(self.min_raise, r.to - self.current_bet)
+            self.current_bet = max(self.current_bet, r.to)
+        p.acted_serial = self.serial
+        # Facing at least a full raise over the bet he acted on reopens him (TDA 47).
+        p.reopen_at = self.current_bet + self.min_raise
+        self.cursor = r.seat
+
+    def _count_bet(self) -> None:
+        """Fixed-limit cap: one bet and three raises with three or more players not all-in;
+        unlimited heads-up in cash games when heads-up before the cap was reached; the cap
+        stays in tournaments and later folds do not lift it [000, 002 #40]."""
+        self.bets_made += 1
+        if self.bets_made >= FL_CAP_BETS and not self.capped:
+            heads_up = sum(1 for p in self.players.values() if p.can_act) <= 2
+            if self.config.tournament or not heads_up:
+                self.capped = True
+
+
+def _first_after(order: tuple[int, ...], seat: int) -> int:
+    """Index in ``order`` of the first seat clockwise after ``seat`` (which may be empty)."""
+    for i, s in enumerate(order):
+        if s > seat:
+            return i
+    return 0
