@@ -1,0 +1,122 @@
+"""Per-zone card tracking: turns per-frame sightings into the observations the RFID reader gives.
+
+A card counts only after it has been seen the same way (same zone, same face, same identity) in
+``confirm_frames`` consecutive frames that show it; it is gone after ``drop_frames`` frames
+without it. Each physical card is one track with a stable key (``cam1``, ``cam2``, ...), so the
+dealing monitor receives, as from RFID:
+
+- ``PLACED`` when a track is confirmed (``card`` None and ``face`` DOWN for a back),
+- ``FLIPPED`` when a confirmed card is seen another way for ``confirm_frames`` frames (turned
+  over, or its identity corrected),
+- ``REMOVED`` when it has gone.
+
+Time is never read here: each frame's timestamp is passed in (ARCHITECTURE.md: time comes in).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from table_controller.cards import parse_card
+from table_controller.observations import CardEvent, CardObservation, Face, Source
+from vision.analyse import SeenCard
+from vision.templates import BACK
+
+
+@dataclass(slots=True)
+class _Track:
+    key: str
+    zone: str
+    x: float
+    y: float
+    confirmed: str | None = None
+    pending: str | None = None
+    count: int = 0
+    misses: int = 0
+
+
+class CardTracker:
+    """Tracks cards across frames; ``max_jump`` is how far (pixels) a card may move between two
+    frames and still be the same card."""
+
+    def __init__(self, *, confirm_frames: int = 3, drop_frames: int = 5,
+                 max_jump: float = 40.0, deck: str | None = None) -> None:
+        if confirm_frames < 1 or drop_frames < 1:
+            raise ValueError("confirm_frames and drop_frames must be at least 1")
+        self.confirm_frames = confirm_frames
+        self.drop_frames = drop_frames
+        self.max_jump = max_jump
+        self.deck = deck
+        self._tracks: list[_Track] = []
+        self._next = 1
+
+    @property
+    def cards(self) -> dict[str, tuple[str, str]]:
+        """Confirmed cards now: key -> (zone, label)."""
+        return {t.key: (t.zone, t.confirmed) for t in self._tracks if t.confirmed is not None}
+
+    def _observation(self, event: CardEvent, track: _Track, label: str, t: float
+                     ) -> CardObservation:
+        face = Face.DOWN if label == BACK else Face.UP
+        card = None if label == BACK else parse_card(label)
+        return CardObservation(event=event, zone=track.zone, t=t, source=Source.CAMERA,
+                               key=track.key, card=card, face=face, deck=self.deck)
+
+    def update(self, seen: Iterable[SeenCard], t: float) -> list[CardObservation]:
+        """Feed one frame's cards (taken at ``t``); returns the observations it completes."""
+        out: list[CardObservation] = []
+        sightings = [s for s in seen if s.zone is not None]
+        pairs: list[tuple[float, int, int]] = []
+        for i, s in enumerate(sightings):
+            cx, cy = s.centre
+            for j, tr in enumerate(self._tracks):
+                if tr.zone == s.zone:
+                    d = math.hypot(cx - tr.x, cy - tr.y)
+                    if d <= self.max_jump:
+                        pairs.append((d, i, j))
+        pairs.sort()
+        used_s: set[int] = set()
+        used_t: set[int] = set()
+        matches: list[tuple[int, int]] = []
+        for _, i, j in pairs:
+            if i not in used_s and j not in used_t:
+                used_s.add(i)
+                used_t.add(j)
+                matches.append((i, j))
+        for i, j in matches:
+            s, tr = sightings[i], self._tracks[j]
+            tr.x, tr.y = s.centre
+            tr.misses = 0
+            if s.label == tr.pending:
+                tr.count += 1
+            else:
+                tr.pending, tr.count = s.label, 1
+            if tr.count >= self.confirm_frames and tr.pending != tr.confirmed:
+                event = CardEvent.PLACED if tr.confirmed is None else CardEvent.FLIPPED
+                tr.confirmed = tr.pending
+                out.append(self._observation(event, tr, tr.pending, t))
+        keep: list[_Track] = []
+        for j, tr in enumerate(self._tracks):
+            if j not in used_t:
+                tr.misses += 1
+                tr.count = 0
+                if tr.misses >= self.drop_frames:
+                    if tr.confirmed is not None:
+                        out.append(self._observation(CardEvent.REMOVED, tr, tr.confirmed, t))
+                    continue
+            keep.append(tr)
+        self._tracks = keep
+        for i, s in enumerate(sightings):
+            if i in used_s:
+                continue
+            assert s.zone is not None
+            cx, cy = s.centre
+            tr = _Track(key=f"cam{self._next}", zone=s.zone, x=cx, y=cy, pending=s.label, count=1)
+            self._next += 1
+            if self.confirm_frames <= 1:
+                tr.confirmed = s.label
+                out.append(self._observation(CardEvent.PLACED, tr, s.label, t))
+            self._tracks.append(tr)
+        return out
