@@ -1,0 +1,250 @@
+"""Checks on the board and the burn pile (rules.md §5, alerts.md).
+
+- a board card before the betting round is complete: PREMATURE_BOARD_CARD; the premature cards
+  go back into the stub, which is reshuffled, the burn stays, and after the betting the street
+  is dealt again with no new burn ([003], TDA 2024 RP-5);
+- a street's first card with no burn since the last street: MISSING_BURN ([000], TDA 2024 39-B);
+- a fourth card on the flop: FOUR_CARD_FLOP. ``tda``: all four face down, the controller draws
+  the burn card at random (``secrets``) and names it, the other three are the flop (TDA 2024
+  39-A, [002 #33]); ``house``: the stub is reshuffled without hole cards and burn, and a new flop
+  is dealt [000];
+- a second card on the turn or the river, or a sixth board card: EXTRA_BOARD_CARD, it goes back
+  into the stub [003].
+
+While one of these alerts is open, further board cards of the same street restate it (so the
+remedy names every card involved) or, for the four-card flop and the extra card, are part of
+the dealer's correction; on resolve the board is checked against the remedy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from table_controller.alerts import Alert
+from table_controller.cards import format_cards
+from table_controller.monitor.cards_in_play import TrackedCard
+from table_controller.monitor.records import MonitorError
+from table_controller.zones import BOARD, BURN
+
+if TYPE_CHECKING:
+    from table_controller.monitor.monitor import DealingMonitor
+
+_CORRECTING = ("FOUR_CARD_FLOP", "EXTRA_BOARD_CARD")
+
+
+def open_board(mon: DealingMonitor) -> list[TrackedCard]:
+    """The board cards (settled) not yet handed to the engine."""
+    from table_controller.monitor.checks import hand_cards
+
+    run = mon.run
+    assert run is not None
+    return [tc for tc in hand_cards(mon, BOARD, settled=True) if tc.pid not in run.committed]
+
+
+def _names(mon: DealingMonitor, pids: list[int]) -> str:
+    cards = [mon.fusion.picture.get(p) for p in pids]
+    return ", ".join(tc.label() for tc in cards if tc is not None) or "the cards"
+
+
+def board_card(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
+    """A card arrived on the board."""
+    run = mon.run
+    assert run is not None
+    b = run.board
+    if mon.book.has("PREMATURE_BOARD_CARD"):
+        run.premature.append(tc.pid)
+        return [_premature(mon, t)]
+    if any(mon.book.has(code) for code in _CORRECTING):
+        return []  # the dealer is correcting the street; checked on resolve
+    if b.index >= 3:
+        return _extra_board(mon, tc, t, beyond=True)
+    if b.full:
+        if b.burned_after_last_card:
+            mon._commit_street()  # a burn, then a card: the next street (all-in runout)
+        if b.full:
+            if b.index == 0:
+                return _four_card_flop(mon, tc, t)
+            return _extra_board(mon, tc, t, beyond=False)
+        if b.index >= 3:
+            return _extra_board(mon, tc, t, beyond=True)
+    if not b.street:
+        if not run.hand.betting_complete:
+            run.premature = [tc.pid]
+            return [_premature(mon, t)]
+        b.add(tc.pid)
+        if not b.burned_since_street:
+            return [_missing_burn(mon, t)]
+        return []
+    b.add(tc.pid)
+    entry = mon.book.latest("MISSING_BURN")
+    if entry is not None and entry.alert.extra.get("street") == b.index:
+        return [_missing_burn(mon, t)]
+    return []
+
+
+def _premature(mon: DealingMonitor, t: float) -> Alert:
+    from table_controller.monitor.checks import make, present
+
+    run = mon.run
+    assert run is not None
+    b = run.board
+    pids = list(run.premature)
+    cards = [c.card for p in pids if (c := mon.fusion.picture.get(p)) is not None
+             and c.card is not None]
+    names = _names(mon, pids)
+    alert = make(mon, "PREMATURE_BOARD_CARD", t, cards=cards,
+                 message=f"{names} dealt to the board before the betting round was complete",
+                 remedy=f"Put {names} back into the stub and reshuffle it; the burn card stays; "
+                        f"when the betting is complete deal the {b.name} again with no new "
+                        "burn")
+    if mon.book.has("PREMATURE_BOARD_CARD"):
+        mon.book.replace_latest("PREMATURE_BOARD_CARD", alert)
+        return alert
+
+    def verify() -> str | None:
+        still = [p for p in run.premature if present(mon, p, BOARD)]
+        if still:
+            return f"{_names(mon, still)} still on the board"
+        return None
+
+    def apply(_t: float) -> list[Alert]:
+        run.premature = []
+        run.board.street = [tc.pid for tc in open_board(mon)]
+        return []
+
+    mon.book.open(alert, verify=verify, apply=apply)
+    return alert
+
+
+def _missing_burn(mon: DealingMonitor, t: float) -> Alert:
+    from table_controller.monitor.checks import make
+
+    run = mon.run
+    assert run is not None
+    b = run.board
+    index, committed = b.index, b.committed
+    names = _names(mon, b.street)
+    cards = [c.card for p in b.street if (c := mon.fusion.picture.get(p)) is not None
+             and c.card is not None]
+    alert = make(mon, "MISSING_BURN", t, cards=cards,
+                 message=f"The {b.name} ({names}) was dealt with no burn card",
+                 remedy=f"Before any action on the {b.name}: take {names} back on top of the "
+                        f"stub, burn a card and deal the {b.name} again; after action the cards "
+                        "stand",
+                 street=index)
+    previous = mon.book.latest("MISSING_BURN")
+    if previous is not None and previous.alert.extra.get("street") == index:
+        previous.alert = alert
+        return alert
+
+    def verify() -> str | None:
+        if run.board.committed > committed or run.board.burned_since_street:
+            return None
+        return f"still no burn card before the {run.board.name}"
+
+    mon.book.open(alert, verify=verify)
+    return alert
+
+
+def _four_card_flop(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
+    from table_controller.monitor.checks import make, present
+
+    run = mon.run
+    assert run is not None
+    b = run.board
+    four = [*b.street, tc.pid]
+    tracked = [c for p in four if (c := mon.fusion.picture.get(p)) is not None]
+    cards = [c.card for c in tracked if c.card is not None]
+    burns_at = b.last_card_burns
+    seq_at = tc.seq
+    if mon.config.rules == "tda" and len(cards) == 4:
+        chosen = mon.choose_burn(list(cards))
+        if chosen not in cards:
+            raise MonitorError(f"burn chooser returned {chosen}, not one of "
+                               f"{format_cards(cards)}")
+        chosen_pid = four[cards.index(chosen)]
+        rest = [p for p in four if p != chosen_pid]
+        alert = make(mon, "FOUR_CARD_FLOP", t, cards=cards,
+                     message=f"Four cards on the flop: {format_cards(cards)}",
+                     remedy=f"Turn all four cards face down and scramble them; {chosen} is the "
+                            "burn card (the turn's burn): put it on the burn pile; the other "
+                            "three are the flop",
+                     burn=chosen)
+
+        def verify_tda() -> str | None:
+            if present(mon, chosen_pid, BOARD):
+                return f"{chosen} is still on the board; it is the burn card"
+            moved = mon.fusion.picture.get(chosen_pid)
+            if moved is not None and moved.gone_since is None and moved.zone != BURN:
+                return f"{chosen} is in {moved.zone}, not on the burn pile"
+            board = {c.pid for c in open_board(mon)}
+            if board != set(rest):
+                return f"the flop must be {_names(mon, rest)}; the board holds " \
+                       f"{_names(mon, sorted(board))}"
+            return None
+
+        def apply_tda(_t: float) -> list[Alert]:
+            run.board.street = list(rest)
+            run.board.last_card_burns = burns_at  # the pick is the turn's burn
+            return []
+
+        mon.book.open(alert, verify=verify_tda, apply=apply_tda)
+        return [alert]
+    alert = make(mon, "FOUR_CARD_FLOP", t, cards=cards,
+                 message=f"Four cards on the flop: {format_cards(cards)}",
+                 remedy="Put the four flop cards back into the stub (not the hole cards, not "
+                        "the burn card), reshuffle it and deal a new flop with no new burn")
+
+    def verify_house() -> str | None:
+        board = open_board(mon)
+        stayed = [c for c in board if c.seq <= seq_at]
+        if stayed:
+            return f"{_names(mon, [c.pid for c in stayed])} of the four-card flop still on " \
+                   "the board"
+        if len(board) not in (0, 3):
+            return f"the new flop has {len(board)} cards"
+        return None
+
+    def apply_house(_t: float) -> list[Alert]:
+        run.board.street = [c.pid for c in open_board(mon)]
+        if run.board.full:
+            run.board.last_card_burns = run.board.burns
+        return []
+
+    mon.book.open(alert, verify=verify_house, apply=apply_house)
+    return [alert]
+
+
+def _extra_board(mon: DealingMonitor, tc: TrackedCard, t: float, *, beyond: bool) -> list[Alert]:
+    from table_controller.monitor.checks import make, present
+
+    run = mon.run
+    assert run is not None
+    b = run.board
+    name, pid = tc.label(), tc.pid
+    cards = [tc.card] if tc.card is not None else []
+    if beyond:
+        message = f"{name} is a sixth card on the board"
+        remedy = f"Put {name} back into the stub and reshuffle it; the board is complete"
+    else:
+        message = f"{name} is a second card on the {b.name}"
+        remedy = f"Put {name} back into the stub and reshuffle it; the {b.name} is " \
+                 f"{_names(mon, b.street)}"
+    alert = make(mon, "EXTRA_BOARD_CARD", t, cards=cards, message=message, remedy=remedy)
+    size = 0 if beyond else b.size
+
+    def verify() -> str | None:
+        if present(mon, pid, BOARD):
+            return f"{name} is still on the board"
+        n = len(open_board(mon))
+        if n != size:
+            return f"the {run.board.name} has {n} cards on the board, not {size}"
+        return None
+
+    def apply(_t: float) -> list[Alert]:
+        if not beyond:
+            run.board.street = [c.pid for c in open_board(mon)]
+        return []
+
+    mon.book.open(alert, verify=verify, apply=apply)
+    return [alert]

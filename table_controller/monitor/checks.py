@@ -1,0 +1,445 @@
+"""The checks that turn picture changes into alerts: dispatch, card identity, stub, sensors.
+
+Each check names its rule (alerts.md, rules.md §5); the hole-card deal is in ``deal_checks``,
+the board and burn in ``board_checks``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from table_controller.alerts import Alert
+from table_controller.cards import DECK, Card, format_cards
+from table_controller.engine import Street
+from table_controller.monitor import board_checks, deal_checks
+from table_controller.monitor.cards_in_play import TrackedCard
+from table_controller.monitor.fusion import Fused
+from table_controller.monitor.records import ConsoleAction
+from table_controller.observations import Face
+from table_controller.zones import BOARD, BURN, MUCK, SHUFFLER, seat_of, seat_zone
+
+if TYPE_CHECKING:
+    from table_controller.monitor.monitor import DealingMonitor
+
+FELT = frozenset({BOARD, BURN, MUCK}) | {f"seat{n}" for n in range(1, 11)}
+MISDEAL_REMEDY = "Misdeal: collect the cards, reshuffle and redeal; the button stays"
+
+
+# ------------------------------------------------------------------------- helpers
+def make(mon: DealingMonitor, code: str, t: float, *, seat: int | None = None,
+         cards: tuple[Card, ...] | list[Card] = (), message: str = "", remedy: str = "",
+         **extra: Any) -> Alert:
+    """An alert about the hand in progress (hand None between hands)."""
+    hand = mon.last_number if mon.run is not None else None
+    return Alert(code=code, hand=hand, t=t, seat=seat, cards=tuple(cards), message=message,
+                 remedy=remedy, extra=dict(extra))
+
+
+def seat_text(seat: int | None) -> str:
+    return "-" if seat is None else str(seat)
+
+
+def where(zone: str) -> str:
+    seat = seat_of(zone)
+    if seat is not None:
+        return f"seat {seat}"
+    return {BOARD: "the board", BURN: "the burn pile", MUCK: "the muck",
+            SHUFFLER: "the stub"}.get(zone, zone)
+
+
+def known(cards: list[TrackedCard]) -> list[Card]:
+    return [tc.card for tc in cards if tc.card is not None]
+
+
+def misdeal(mon: DealingMonitor, code: str, t: float, *, seat: int | None,
+            cards: list[Card], message: str, remedy: str = MISDEAL_REMEDY) -> list[Alert]:
+    """A misdeal condition [002 #31] (TDA 2024 35): the hand stops and is void once the floor
+    resolves it; after substantial action [002 #32] (TDA 2024 36) it is only recorded as
+    MISDEAL_AFTER_ACTION and the hand is played out."""
+    run = mon.run
+    if run is None or run.halted is not None:
+        return []
+    if run.substantial:
+        alert = make(mon, "MISDEAL_AFTER_ACTION", t, seat=seat, cards=cards,
+                     message=f"{message} ({code}), found after substantial action",
+                     remedy="No misdeal: the hand is played out (TDA 2024 36, [002 #32])",
+                     condition=code)
+        mon.book.open(alert)
+        return [alert]
+    alert = make(mon, code, t, seat=seat, cards=cards, message=message, remedy=remedy)
+    stop(mon, alert, void_on_resolve=True)
+    return [alert]
+
+
+def stop(mon: DealingMonitor, alert: Alert, *, void_on_resolve: bool) -> None:
+    """Freeze the hand on a stop alert; resolving it voids the hand (every chip returned)."""
+    run = mon.run
+    assert run is not None
+    run.halted = alert.code
+    code = alert.code
+
+    def apply(t: float) -> list[Alert]:
+        return mon.void(code, t) if void_on_resolve else []
+
+    mon.book.open(alert, apply=apply)
+
+
+def present(mon: DealingMonitor, pid: int, zone: str) -> bool:
+    """``pid`` lies in ``zone`` now (a removal inside the settle time counts as done)."""
+    return any(tc.pid == pid for tc in mon.fusion.picture.in_zone(zone, settled=True))
+
+
+def hand_cards(mon: DealingMonitor, zone: str, *, settled: bool = False) -> list[TrackedCard]:
+    """The cards of this hand in ``zone`` (no joker, no foreign card)."""
+    run = mon.run
+    if run is None:
+        return []
+    return [tc for tc in mon.fusion.picture.in_zone(zone, settled=settled)
+            if tc.pid in run.in_hand and not tc.joker and not tc.foreign]
+
+
+# ------------------------------------------------------------------------ dispatch
+def entered(mon: DealingMonitor, f: Fused) -> list[Alert]:
+    """A card arrived in a zone (placed, or moved there)."""
+    tc, zone, run = f.card, f.zone, mon.run
+    if f.from_zone is not None:
+        left_zone(mon, tc, f.from_zone)
+    if tc.joker:
+        return joker(mon, tc, f.t)
+    if tc.foreign:
+        return foreign(mon, tc, f.t)
+    if zone == SHUFFLER:
+        return face_up_in_stub(mon, tc, f.t) if tc.face is Face.UP else []
+    if run is None:
+        return card_without_hand(mon, tc, f)
+    if run.halted is not None:
+        return []
+    if tc.rfid_key is not None and run.returned_keys.get(tc.rfid_key) == zone:
+        del run.returned_keys[tc.rfid_key]  # a hole card lifted and put back: no new deal
+        run.in_hand.add(tc.pid)
+        return []
+    run.in_hand.add(tc.pid)
+    out = duplicates(mon, tc, f.t)
+    if run.halted is not None:
+        return out
+    seat = seat_of(zone)
+    if seat is not None:
+        return out + deal_checks.seat_card(mon, tc, seat, f)
+    if zone == BOARD:
+        return out + board_checks.board_card(mon, tc, f.t)
+    if zone == BURN:
+        run.board.burns += 1
+    return out
+
+
+def left(mon: DealingMonitor, f: Fused) -> None:
+    """A card left the felt (its removal settled)."""
+    if f.detail == "merged":
+        return
+    run = mon.run
+    if run is not None and f.card.rfid_key is not None and seat_of(f.zone) is not None \
+            and f.card.pid in run.in_hand and run.deal_over:
+        run.returned_keys[f.card.rfid_key] = f.zone
+    left_zone(mon, f.card, f.zone)
+
+
+def left_zone(mon: DealingMonitor, tc: TrackedCard, zone: str) -> None:
+    run = mon.run
+    if run is None:
+        return
+    if zone == BOARD:
+        run.board.drop(tc.pid)
+    seat = seat_of(zone)
+    if seat is not None:
+        deal_checks.card_left_seat(mon, tc, seat)
+
+
+def face(mon: DealingMonitor, f: Fused) -> list[Alert]:
+    """A card's face became known (the camera saw it land) or it was turned over."""
+    tc, run = f.card, mon.run
+    if run is None or run.halted is not None or (
+            tc.pid not in run.in_hand and f.zone != SHUFFLER):
+        return []
+    if f.zone == SHUFFLER:
+        return face_up_in_stub(mon, tc, f.t) if tc.face is Face.UP else []
+    seat = seat_of(f.zone)
+    if seat is None or tc.face is not Face.UP:
+        return []
+    if not f.flipped:
+        return deal_checks.dealt_face_up(mon, tc, seat, f.t)
+    return exposed_by_player(mon, tc, seat, f.t)
+
+
+def identity(mon: DealingMonitor, f: Fused) -> list[Alert]:
+    """A card's identity became known (or it turned out a joker or a foreign card)."""
+    tc = f.card
+    if tc.joker:
+        return joker(mon, tc, f.t)
+    if tc.foreign:
+        return foreign(mon, tc, f.t)
+    run = mon.run
+    if run is None or run.halted is not None or tc.pid not in run.in_hand:
+        return []
+    return duplicates(mon, tc, f.t)
+
+
+def conflict(mon: DealingMonitor, f: Fused) -> list[Alert]:
+    """The reader and the camera disagree beyond the settle time: a fault, never a game
+    alert."""
+    tc = f.card
+    return [make(mon, "SENSOR_CONFLICT", f.t, seat=seat_of(f.zone),
+                 cards=[c for c in (tc.card,) if c is not None],
+                 message=f"RFID and camera disagree: {f.detail}",
+                 remedy=f"Check {tc.label()} in {where(f.zone)} and the sensors")]
+
+
+# ---------------------------------------------------------------- card checks
+def duplicates(mon: DealingMonitor, tc: TrackedCard, t: float, *,
+               camera_only: bool = False) -> list[Alert]:
+    """Two cards of the same rank and suit in play: a fouled deck, all action void and every
+    chip returned whatever action has happened (TDA 2024 35-E, [000] [003]).
+
+    Two tags naming the same card are two physical cards at once; two camera sightings of the
+    same face count only when both have stayed in place for the settle time (a card the camera
+    re-tracks as it moves is one card)."""
+    run = mon.run
+    if run is None or tc.card is None or run.halted is not None:
+        return []
+    settle = mon.config.settle_time
+    for other in mon.fusion.picture:
+        if other is tc or other.card != tc.card or other.pid not in run.in_hand \
+                or other.pending or other.zone not in FELT or tc.zone not in FELT:
+            continue
+        pair = frozenset({tc.pid, other.pid})
+        if pair in run.duplicates:
+            continue
+        tagged = tc.rfid_key is not None and other.rfid_key is not None
+        if not tagged:
+            if not camera_only:
+                continue
+            steady = (t - max(tc.placed_t, other.placed_t) >= settle
+                      and tc.gone_since is None and other.gone_since is None)
+            if not steady:
+                continue
+        run.duplicates.add(pair)
+        first, second = sorted((tc, other), key=lambda c: c.seq)
+        alert = make(mon, "DUPLICATE_CARD", t, seat=seat_of(second.zone), cards=[tc.card],
+                     message=f"Two {tc.card} in play: {where(first.zone)} and "
+                             f"{where(second.zone)} (fouled deck)",
+                     remedy="All action void, every chip returned to the bettors; replace "
+                            "the deck (TDA 2024 35-E)")
+        stop(mon, alert, void_on_resolve=True)
+        return [alert]
+    return []
+
+
+def camera_duplicates(mon: DealingMonitor, now: float) -> list[Alert]:
+    """The settled check of camera-only sightings (see :func:`duplicates`)."""
+    run = mon.run
+    if run is None:
+        return []
+    for tc in mon.fusion.picture:
+        if tc.card is not None and tc.pid in run.in_hand and not tc.pending:
+            out = duplicates(mon, tc, now, camera_only=True)
+            if out:
+                return out
+    return []
+
+
+def once(mon: DealingMonitor, code: str, tc: TrackedCard) -> bool:
+    """True the first time ``code`` is raised about this card (per hand, or between hands)."""
+    run = mon.run
+    seen = run.once if run is not None else None
+    key = (code, tc.pid)
+    if seen is None:
+        if tc.pid in mon._no_hand_seen and code == "CARD_WITHOUT_HAND":
+            return False
+        if code == "CARD_WITHOUT_HAND":
+            mon._no_hand_seen.add(tc.pid)
+        return True
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
+
+
+def joker(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
+    """A joker in a game without jokers: discard and replace it, not a dealer error [003]."""
+    if not once(mon, "JOKER", tc):
+        return []
+    pid, zone = tc.pid, tc.zone
+    alert = make(mon, "JOKER", t, seat=seat_of(zone),
+                 message=f"A joker in {where(zone)}",
+                 remedy=f"Discard the joker from {where(zone)} and replace it with the next "
+                        "card; not a dealer error")
+
+    def verify() -> str | None:
+        still = mon.fusion.picture.get(pid)
+        if still is not None and still.gone_since is None:
+            return f"the joker is still in {where(still.zone)}"
+        return None
+
+    mon.book.open(alert, verify=verify)
+    return [alert]
+
+
+def foreign(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
+    """A card of another deck (an unknown tag, the other deck's tag) [000] [003]: remove it;
+    if it reached a hand (a seat, or the board every hand plays) the hand is void."""
+    if not once(mon, "FOREIGN_CARD", tc):
+        return []
+    run = mon.run
+    zone, pid = tc.zone, tc.pid
+    name = tc.label()
+    cards = [tc.card] if tc.card is not None else []
+    in_hand = run is not None and (seat_of(zone) is not None or zone == BOARD)
+    if in_hand and run is not None and run.halted is None:
+        alert = make(mon, "FOREIGN_CARD", t, seat=seat_of(zone), cards=cards,
+                     message=f"{name} from another deck reached {where(zone)}",
+                     remedy=f"Remove {name}; it reached {where(zone)}: all action void, every "
+                            "chip returned")
+        stop(mon, alert, void_on_resolve=True)
+        return [alert]
+    alert = make(mon, "FOREIGN_CARD", t, seat=seat_of(zone), cards=cards,
+                 message=f"{name} from another deck in {where(zone)}",
+                 remedy=f"Take {name} out of {where(zone)}; it reached no hand, play goes on")
+
+    def verify() -> str | None:
+        still = mon.fusion.picture.get(pid)
+        if still is not None and still.gone_since is None:
+            return f"{name} is still in {where(still.zone)}"
+        return None
+
+    mon.book.open(alert, verify=verify)
+    return [alert]
+
+
+def card_without_hand(mon: DealingMonitor, tc: TrackedCard, f: Fused) -> list[Alert]:
+    """A card lands on the felt with no hand running: the green button was not pressed
+    (TDA 2024 23 [002 #19]). Cards moved about on the felt after a hand are not new."""
+    if f.zone not in FELT or f.from_zone not in (None, SHUFFLER) or not once(
+            mon, "CARD_WITHOUT_HAND", tc):
+        return []
+    alert = make(mon, "CARD_WITHOUT_HAND", f.t, seat=seat_of(f.zone),
+                 message=f"A card landed in {where(f.zone)} with no hand running",
+                 remedy="Press the shuffler's green button to start a hand")
+    mon.book.open(alert)
+    return [alert]
+
+
+def face_up_in_stub(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
+    """A face-up card in the stub: discard it, replace it with the next card [003]; two or
+    more cards seen in the deck are a misdeal [002 #31]."""
+    run = mon.run
+    if run is None or run.halted is not None or not once(mon, "FACE_UP_IN_DECK", tc):
+        return []
+    run.face_up_in_stub += 1
+    cards = [tc.card] if tc.card is not None else []
+    if run.face_up_in_stub >= 2 and not run.deal_over:
+        return misdeal(mon, "MISDEAL_MULTIPLE_EXPOSED", t, seat=None, cards=cards,
+                       message="A second card seen face up in the stub")
+    pid, name = tc.pid, tc.label()
+    alert = make(mon, "FACE_UP_IN_DECK", t, cards=cards,
+                 message=f"{name} lies face up in the stub",
+                 remedy=f"Discard {name} and replace it with the next card (if that card "
+                        "was already dealt, finish the deal first)")
+
+    def verify() -> str | None:
+        still = mon.fusion.picture.get(pid)
+        if still is not None and still.zone == SHUFFLER and still.face is Face.UP \
+                and still.gone_since is None:
+            return f"{name} is still face up in the stub"
+        return None
+
+    mon.book.open(alert, verify=verify)
+    return [alert]
+
+
+def exposed_by_player(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float) -> list[Alert]:
+    """A player turned up his own hole card: not a dealer error, the card plays [003]. Cards
+    turned up for the showdown or an all-in are not reported."""
+    run = mon.run
+    if run is None or run.showdown_called or run.hand.street in (Street.SHOWDOWN,
+                                                                  Street.COMPLETE):
+        return []
+    if run.deal_over and all_in_runout(mon):
+        return []
+    if not once(mon, "CARD_EXPOSED_BY_PLAYER", tc):
+        return []
+    cards = [tc.card] if tc.card is not None else []
+    return [make(mon, "CARD_EXPOSED_BY_PLAYER", t, seat=seat, cards=cards,
+                 message=f"Seat {seat} turned up his own card {tc.label()}",
+                 remedy="The card plays; not a dealer error")]
+
+
+def all_in_runout(mon: DealingMonitor) -> bool:
+    """No more betting is possible: the cards are turned up at once (rules.md §4, TDA 2024
+    16 [002 #11])."""
+    run = mon.run
+    return run is not None and run.hand.betting_complete and run.hand.to_act is None
+
+
+# --------------------------------------------------------------------- deal end
+def deal_end(mon: DealingMonitor, t: float) -> list[Alert]:
+    return deal_checks.deal_end(mon, t)
+
+
+def visible_hole_cards(mon: DealingMonitor) -> dict[int, list[Card]]:
+    """Each seat's two hole cards where the sensors know both."""
+    run = mon.run
+    out: dict[int, list[Card]] = {}
+    if run is None:
+        return out
+    for seat in run.hand.deal_order:
+        cards = known(hand_cards(mon, seat_zone(seat)))
+        if len(cards) == 2:
+            out[seat] = cards
+    return out
+
+
+def button_report(mon: DealingMonitor, action: ConsoleAction) -> list[Alert]:
+    """The console (or camera) reports the dealer button: in the wrong place it is a misdeal,
+    the button goes to the right seat ([000] [003])."""
+    run = mon.run
+    if run is None or run.halted is not None:
+        return []
+    right = run.hand.button
+    if right is None or action.seat == right:
+        return []
+    return misdeal(mon, "MISDEAL_BUTTON_POSITION", action.t, seat=action.seat, cards=[],
+                   message=f"The button is on seat {action.seat}; the rotation puts it on "
+                           f"seat {right}",
+                   remedy=f"{MISDEAL_REMEDY}; move the button to seat {right}")
+
+
+def deck_check(mon: DealingMonitor, t: float) -> list[Alert]:
+    """At the green button, when the sensors see the stub: 52 distinct cards of the active
+    deck, no more, no less [003]."""
+    if not mon.config.stub_visible:
+        return []
+    stub = mon.fusion.picture.in_zone(SHUFFLER)
+    if not stub:
+        return []
+    seen: dict[Card, int] = {}
+    odd = 0
+    for tc in stub:
+        if tc.card is None or tc.foreign or tc.joker:
+            odd += 1
+        else:
+            seen[tc.card] = seen.get(tc.card, 0) + 1
+    missing = [c for c in DECK if c not in seen]
+    doubled = sorted(c for c, n in seen.items() if n > 1)
+    if not missing and not doubled and not odd:
+        return []
+    parts = []
+    if missing:
+        parts.append(f"missing {format_cards(missing)}")
+    if doubled:
+        parts.append(f"twice {format_cards(doubled)}")
+    if odd:
+        parts.append(f"{odd} card(s) not of this deck")
+    alert = make(mon, "DECK_INCOMPLETE", t, cards=missing + doubled,
+                 message=f"Deck check: {'; '.join(parts)}",
+                 remedy="Replace the deck; a missing card does not change a result")
+    mon.book.open(alert)
+    return [alert]

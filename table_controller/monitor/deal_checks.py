@@ -1,0 +1,199 @@
+"""Checks on the deal of hole cards (rules.md §2 and §5, alerts.md).
+
+- a card to an empty seat or a seat not dealt in: MISDEAL_EMPTY_SEAT [002 #31] [000] [003];
+- the first card to another seat than the first to be dealt: MISDEAL_WRONG_FIRST_SEAT [002 #31];
+- a card out of the dealing order (the button's two cards in a row excepted):
+  MISDEAL_OUT_OF_ORDER [000] [003] [002 #31];
+- one of the first two cards face up: MISDEAL_EXPOSED_FIRST_CARDS [002 #31] [000] [003];
+- one other card face up: EXPOSED_CARD_REPLACE, the card is replaced after the deal and becomes
+  the flop's burn [000] [003]; a second one: MISDEAL_MULTIPLE_EXPOSED [000] [003] [002 #31];
+- one card too many once every seat has two: EXTRA_CARD_BURN [003]; two: a misdeal
+  (MISDEAL_WRONG_CARD_COUNT, "two or more extra cards" [002 #31]);
+- at the first betting action a seat dealt in with other than two cards:
+  MISDEAL_WRONG_CARD_COUNT [002 #31] [000] [003].
+
+Every misdeal after substantial action is MISDEAL_AFTER_ACTION instead ([002 #32], TDA 2024 36).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from table_controller.alerts import Alert
+from table_controller.cards import Card
+from table_controller.engine import EngineError
+from table_controller.monitor.cards_in_play import TrackedCard
+from table_controller.monitor.fusion import Fused
+from table_controller.monitor.procedure import CARDS_EACH, Placement
+from table_controller.observations import Face
+from table_controller.zones import BURN, SHUFFLER, seat_zone
+
+if TYPE_CHECKING:
+    from table_controller.monitor.monitor import DealingMonitor
+
+_ORDINAL = ("first", "second")
+
+
+def _cards(tc: TrackedCard) -> list[Card]:
+    return [tc.card] if tc.card is not None else []
+
+
+def seat_card(mon: DealingMonitor, tc: TrackedCard, seat: int, f: Fused) -> list[Alert]:
+    """A card arrived on ``seat``."""
+    from table_controller.monitor.checks import misdeal
+
+    run = mon.run
+    assert run is not None
+    if f.from_zone not in (None, SHUFFLER):
+        return []  # a card slid across the felt is not a card dealt
+    deal = run.deal
+    name = tc.label()
+    if seat not in deal.counts:
+        why = "is empty" if seat not in mon.table.stacks else "is not dealt in this hand"
+        return misdeal(mon, "MISDEAL_EMPTY_SEAT", f.t, seat=seat, cards=_cards(tc),
+                       message=f"A card was dealt to seat {seat}, which {why}")
+    if seat in run.replacement_due:
+        del run.replacement_due[seat]  # the exposed card's replacement [000] [003]
+        position = deal.record(seat, tc.pid)
+        return _face_up_at_deal(mon, tc, seat, position, f.t) if not run.deal_over else []
+    if run.deal_over:
+        if deal.counts[seat] < CARDS_EACH:
+            deal.record(seat, tc.pid)
+            return []
+        return misdeal(mon, "MISDEAL_WRONG_CARD_COUNT", f.t, seat=seat, cards=_cards(tc),
+                       message=f"Seat {seat} was given a third card ({name}) during the hand")
+    verdict = deal.judge(seat)
+    if verdict is Placement.WRONG_FIRST_SEAT:
+        return misdeal(mon, verdict.value, f.t, seat=seat, cards=_cards(tc),
+                       message=f"The first card of the deal went to seat {seat}; it belongs "
+                               f"to seat {deal.order[0]}")
+    if verdict is Placement.OUT_OF_ORDER:
+        nxt = " or ".join(f"seat {s}" for s in deal.expected())
+        return misdeal(mon, verdict.value, f.t, seat=seat, cards=_cards(tc),
+                       message=f"A card went to seat {seat} out of order; {nxt} was next")
+    if verdict is Placement.EXTRA:
+        return _extra_card(mon, tc, seat, f.t)
+    position = deal.record(seat, tc.pid)
+    if tc.face is Face.UP:
+        return _face_up_at_deal(mon, tc, seat, position, f.t)
+    return []
+
+
+def dealt_face_up(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float) -> list[Alert]:
+    """The camera saw a hole card land face up after the reader had reported it."""
+    run = mon.run
+    if run is None or run.deal_over:
+        return []
+    position = run.deal.position(tc.pid)
+    if position is None:
+        return []
+    return _face_up_at_deal(mon, tc, seat, position, t)
+
+
+def _face_up_at_deal(mon: DealingMonitor, tc: TrackedCard, seat: int, position: int,
+                     t: float) -> list[Alert]:
+    from table_controller.monitor.checks import make, misdeal, present
+
+    run = mon.run
+    assert run is not None
+    if tc.pid in run.exposed:
+        return []
+    run.exposed.append(tc.pid)
+    name = tc.label()
+    if position < 2:
+        return misdeal(mon, "MISDEAL_EXPOSED_FIRST_CARDS", t, seat=seat, cards=_cards(tc),
+                       message=f"The {_ORDINAL[position]} card of the deal, {name}, landed face "
+                               f"up on seat {seat}")
+    if len(run.exposed) >= 2:
+        shown = [c.card for p in run.exposed
+                 if (c := mon.fusion.picture.get(p)) is not None and c.card is not None]
+        return misdeal(mon, "MISDEAL_MULTIPLE_EXPOSED", t, seat=seat, cards=shown,
+                       message=f"A second card exposed during the deal: {name} on seat {seat}")
+    run.replacement_due[seat] = tc.pid
+    pid = tc.pid
+    alert = make(mon, "EXPOSED_CARD_REPLACE", t, seat=seat, cards=_cards(tc),
+                 message=f"{name} was dealt face up to seat {seat}",
+                 remedy=f"Finish the deal, then put {name} from seat {seat} on the burn pile "
+                        f"and give seat {seat} the top card of the deck; {name} is the "
+                        "flop's burn card")
+
+    def verify() -> str | None:
+        if present(mon, pid, seat_zone(seat)):
+            return f"{name} is still on seat {seat}"
+        moved = mon.fusion.picture.get(pid)
+        if moved is not None and moved.gone_since is None and moved.zone != BURN:
+            return f"{name} is in {moved.zone}, not on the burn pile"
+        return _two_cards(mon, seat)
+
+    mon.book.open(alert, verify=verify)
+    return [alert]
+
+
+def _two_cards(mon: DealingMonitor, seat: int) -> str | None:
+    from table_controller.monitor.checks import hand_cards
+
+    n = len(hand_cards(mon, seat_zone(seat), settled=True))
+    return None if n == CARDS_EACH else f"seat {seat} holds {n} card(s), not {CARDS_EACH}"
+
+
+def _extra_card(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float) -> list[Alert]:
+    from table_controller.monitor.checks import make, misdeal, present
+
+    run = mon.run
+    assert run is not None
+    run.extra_cards.append(tc.pid)
+    name = tc.label()
+    if len(run.extra_cards) >= 2:
+        return misdeal(mon, "MISDEAL_WRONG_CARD_COUNT", t, seat=seat, cards=_cards(tc),
+                       message=f"Two extra cards dealt (the second, {name}, to seat {seat})")
+    pid = tc.pid
+    alert = make(mon, "EXTRA_CARD_BURN", t, seat=seat, cards=_cards(tc),
+                 message=f"Every seat had two cards; {name} on seat {seat} is one too many",
+                 remedy=f"Put {name} from seat {seat} on the burn pile: it is the flop's "
+                        "burn card")
+
+    def verify() -> str | None:
+        if present(mon, pid, seat_zone(seat)):
+            return f"{name} is still on seat {seat}"
+        moved = mon.fusion.picture.get(pid)
+        if moved is not None and moved.gone_since is None and moved.zone != BURN:
+            return f"{name} is in {moved.zone}, not on the burn pile"
+        return _two_cards(mon, seat)
+
+    mon.book.open(alert, verify=verify)
+    return [alert]
+
+
+def card_left_seat(mon: DealingMonitor, tc: TrackedCard, seat: int) -> None:
+    """A hole card left its seat. During the deal, or as the remedy of an exposed card, the
+    seat is owed a card again."""
+    run = mon.run
+    if run is None or tc.pid in run.extra_cards:
+        return
+    if not run.deal_over or tc.pid in run.exposed:
+        run.deal.forget(tc.pid)
+
+
+def deal_end(mon: DealingMonitor, t: float) -> list[Alert]:
+    """The first betting action ends the deal: every seat dealt in holds two cards
+    (MISDEAL_WRONG_CARD_COUNT, [002 #31] [000] [003]). Known hole cards go to the engine."""
+    from table_controller.monitor.checks import hand_cards, known, misdeal
+
+    run = mon.run
+    assert run is not None
+    run.deal_over = True
+    pending = {a.seat for a in mon.book.alerts
+               if a.code in ("EXPOSED_CARD_REPLACE", "EXTRA_CARD_BURN", "JOKER")}
+    for seat in run.deal.order:
+        cards = hand_cards(mon, seat_zone(seat))
+        if len(cards) != CARDS_EACH and seat not in pending:
+            return misdeal(mon, "MISDEAL_WRONG_CARD_COUNT", t, seat=seat, cards=[],
+                           message=f"Seat {seat} holds {len(cards)} card(s) when the betting "
+                                   "starts")
+    for seat in run.deal.order:
+        hole = known(hand_cards(mon, seat_zone(seat)))
+        if len(hole) == CARDS_EACH:
+            with contextlib.suppress(EngineError):  # given again at the showdown
+                run.hand.deal_hole(seat, hole)
+    return []

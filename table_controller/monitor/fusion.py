@@ -1,0 +1,351 @@
+"""RFID + camera fusion: sensor observations in, one card-location picture and its changes out.
+
+Rules of fusion (docs/monitor.md, "Fusion and settle time"):
+
+- The RFID reader names a card (its tag's identity) but cannot see its face; the camera sees the
+  face of every card and the identity of a face-up one; a face-down card is to the camera only a
+  back at a place (its key is a track id). With both sensors, the camera gives the face and the
+  RFID tag the identity; a camera card and an RFID card in the same zone with compatible
+  identities are the same physical card.
+- A placement counts at once (an alert must come the moment a card goes wrong). A removal counts
+  only after ``settle_time`` without the card coming back: a card lifted and put down again in
+  the same zone, a tag that misses a few reads, is nothing (sensor flicker never makes a game
+  alert). A card that shows up in another zone has moved.
+- With both sensors online, a card the camera sees but the reader does not waits up to
+  ``settle_time`` for its tag before the game sees it; two sensors that still disagree about a
+  card after ``settle_time`` make one SENSOR_CONFLICT (presence, or identity of a face-up card).
+  Stacked zones (burn, muck, shuffler) are exempt from presence conflicts: a camera sees only the
+  top card of a pile.
+- A sensor that is offline is left out: the other one drives the picture alone, and nothing it
+  said before going offline counts as a disagreement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from table_controller.cards import Card
+from table_controller.monitor.cards_in_play import CardPicture, TrackedCard
+from table_controller.observations import CardEvent, CardObservation, Face, Source
+from table_controller.zones import BURN, MUCK, SHUFFLER
+
+STACKED_ZONES = frozenset({BURN, MUCK, SHUFFLER})
+
+
+class Change(StrEnum):
+    ENTERED = "entered"    # a card the game has not seen in this zone arrived (placed or moved)
+    LEFT = "left"          # a card left the felt (removal settled)
+    FACE = "face"          # its face became known or changed (``flipped``: turned over in place)
+    IDENTITY = "identity"  # its identity (or joker / foreign status) became known
+    CONFLICT = "conflict"  # the sensors disagree about it beyond the settle time
+
+
+@dataclass(frozen=True, slots=True)
+class Fused:
+    change: Change
+    card: TrackedCard
+    zone: str
+    t: float
+    from_zone: str | None = None
+    flipped: bool = False
+    detail: str = ""
+
+
+def _compatible(a: Card | None, b: Card | None) -> bool:
+    return a is None or b is None or a == b
+
+
+class SensorFusion:
+    """Turns :class:`CardObservation` records into :class:`Fused` picture changes."""
+
+    def __init__(self, *, sensors: frozenset[str], settle_time: float) -> None:
+        self.picture = CardPicture()
+        self.settle_time = settle_time
+        self._configured = {Source(s) for s in sensors}
+        self._online = {Source.RFID: True, Source.CAMERA: True}
+        self._retired: set[str] = set()  # camera tracks of cards the reader saw move away
+
+    # ----------------------------------------------------------------- sensors
+    def active(self, source: Source) -> bool:
+        return source in self._configured and self._online[source]
+
+    @property
+    def both_active(self) -> bool:
+        return self.active(Source.RFID) and self.active(Source.CAMERA)
+
+    def set_online(self, source: Source, online: bool, t: float) -> list[Fused]:
+        """A sensor went offline or came back. Returns picture changes (promotions)."""
+        self._online[source] = online
+        out: list[Fused] = []
+        for tc in self.picture:
+            if tc.pending and not self.active(Source.RFID):
+                tc.pending = False
+                out.append(Fused(Change.ENTERED, tc, tc.zone, t))
+            if online:
+                tc.disagree_since = None
+            self._refresh(tc, t)
+        return out
+
+    def _seen(self, tc: TrackedCard) -> bool:
+        rfid, cam = self.active(Source.RFID), self.active(Source.CAMERA)
+        if not rfid and not cam:
+            return True  # nobody can tell: keep the picture as it was
+        return (rfid and tc.rfid_seen) or (cam and tc.camera_seen)
+
+    def _disagrees(self, tc: TrackedCard) -> bool:
+        if not self.both_active:
+            return False
+        if (tc.card is not None and tc.camera_card is not None and tc.rfid_key is not None
+                and tc.card != tc.camera_card):
+            return True
+        if tc.zone in STACKED_ZONES:
+            return False
+        return tc.rfid_seen != tc.camera_seen
+
+    def _refresh(self, tc: TrackedCard, t: float) -> None:
+        if self._disagrees(tc):
+            if tc.disagree_since is None:
+                tc.disagree_since = t
+        else:
+            tc.disagree_since = None
+            tc.conflict_raised = False
+
+    # ------------------------------------------------------------ observations
+    def observe(self, obs: CardObservation) -> list[Fused]:
+        if obs.source not in self._configured:
+            return []
+        if obs.source is Source.RFID:
+            if obs.event is CardEvent.PLACED:
+                return self._rfid_placed(obs)
+            if obs.event is CardEvent.REMOVED:
+                return self._removed(obs, self.picture.by_rfid.get(obs.key))
+            return []  # RFID cannot see a card turn over
+        if obs.event is CardEvent.PLACED:
+            return self._camera_placed(obs)
+        if obs.event is CardEvent.REMOVED:
+            if obs.key in self._retired:
+                self._retired.discard(obs.key)
+                return []
+            return self._removed(obs, self.picture.by_camera.get(obs.key))
+        return self._camera_flipped(obs)
+
+    def _rfid_placed(self, obs: CardObservation) -> list[Fused]:
+        pic, t = self.picture, obs.t
+        tc = pic.by_rfid.get(obs.key)
+        out: list[Fused] = []
+        if tc is not None:
+            tc.rfid_seen = True
+            tc.gone_since = None
+            out += self._learn(tc, obs.card, obs.foreign, obs.joker, t)
+            if tc.zone != obs.zone:
+                old = tc.zone
+                pic.move(tc, obs.zone, t)
+                if tc.camera_key is not None:
+                    if pic.by_camera.get(tc.camera_key) is tc:
+                        del pic.by_camera[tc.camera_key]
+                    self._retired.add(tc.camera_key)
+                    tc.camera_key, tc.camera_seen, tc.camera_card = None, False, None
+                out = [Fused(Change.ENTERED, tc, obs.zone, t, from_zone=old)]
+                cam = self._camera_candidate(obs.zone, tc.card)
+                if cam is not None:
+                    out += self._absorb(tc, cam, t)
+            self._refresh(tc, t)
+            return out
+        cam = self._camera_candidate(obs.zone, obs.card)
+        if cam is not None:
+            cam.rfid_key = obs.key
+            cam.rfid_seen = True
+            pic.by_rfid[obs.key] = cam
+            if cam.pending:
+                cam.pending = False
+                self._learn(cam, obs.card, obs.foreign, obs.joker, t)
+                out.append(Fused(Change.ENTERED, cam, cam.zone, t))
+            else:
+                out += self._learn(cam, obs.card, obs.foreign, obs.joker, t)
+            self._refresh(cam, t)
+            return out
+        tc = pic.new(zone=obs.zone, t=t)
+        tc.rfid_key, tc.rfid_seen = obs.key, True
+        tc.card, tc.foreign, tc.joker = obs.card, obs.foreign, obs.joker
+        pic.by_rfid[obs.key] = tc
+        self._refresh(tc, t)
+        return [Fused(Change.ENTERED, tc, obs.zone, t)]
+
+    def _absorb(self, tc: TrackedCard, cam: TrackedCard, t: float) -> list[Fused]:
+        """The camera card ``cam`` (no tag) is the tagged card ``tc`` just moved in: merge."""
+        assert cam.camera_key is not None
+        out: list[Fused] = []
+        was_pending = cam.pending
+        key = cam.camera_key
+        self.picture.forget(cam)
+        if not was_pending:
+            out.append(Fused(Change.LEFT, cam, cam.zone, t, detail="merged"))
+        tc.camera_key, tc.camera_seen, tc.camera_card = key, True, cam.camera_card
+        self.picture.by_camera[key] = tc
+        if cam.face is not Face.UNKNOWN and cam.face is not tc.face:
+            tc.face = cam.face
+            out.append(Fused(Change.FACE, tc, tc.zone, t))
+        return out
+
+    def _camera_candidate(self, zone: str, card: Card | None) -> TrackedCard | None:
+        """A card in ``zone`` the camera sees and no tag names yet."""
+        found = [c for c in self.picture if c.zone == zone and c.rfid_key is None
+                 and c.camera_seen and _compatible(c.camera_card, card)]
+        return self._best(found, card, lambda c: c.camera_card)
+
+    def _tag_candidate(self, zone: str, card: Card | None) -> TrackedCard | None:
+        """A card in ``zone`` the reader sees and no camera track covers yet."""
+        found = [c for c in self.picture if c.zone == zone and c.camera_key is None
+                 and c.rfid_seen and not c.pending and _compatible(c.card, card)]
+        return self._best(found, card, lambda c: c.card)
+
+    @staticmethod
+    def _best(found: list[TrackedCard], card: Card | None,
+              ident: Callable[[TrackedCard], Card | None]) -> TrackedCard | None:
+        """The oldest candidate, preferring one whose identity matches ``card``."""
+        if not found:
+            return None
+        exact = [c for c in found if card is not None and ident(c) == card]
+        return min(exact or found, key=lambda c: c.seq)
+
+    def _learn(self, tc: TrackedCard, card: Card | None, foreign: bool, joker: bool,
+               t: float) -> list[Fused]:
+        """RFID knowledge about ``tc``: identity, foreign deck, joker."""
+        news = False
+        if card is not None and tc.card != card:
+            news = tc.card is None
+            tc.card = card
+        if foreign and not tc.foreign:
+            tc.foreign, news = True, True
+        if joker and not tc.joker:
+            tc.joker, news = True, True
+        if news and not tc.pending:
+            return [Fused(Change.IDENTITY, tc, tc.zone, t)]
+        return []
+
+    def _camera_placed(self, obs: CardObservation) -> list[Fused]:
+        pic, t = self.picture, obs.t
+        tc = pic.by_camera.get(obs.key)
+        if tc is not None and tc.zone == obs.zone:
+            tc.camera_seen = True
+            tc.gone_since = None
+            out = self._camera_sees(tc, obs, flipped=tc.face is not Face.UNKNOWN)
+            self._refresh(tc, t)
+            return out
+        if tc is not None:  # the track jumped zones: treat it as a new track
+            del pic.by_camera[obs.key]
+            tc.camera_key, tc.camera_seen = None, False
+            self._refresh(tc, t)
+        self._retired.discard(obs.key)
+        tag = self._tag_candidate(obs.zone, obs.card)
+        if tag is not None:
+            tag.camera_key, tag.camera_seen = obs.key, True
+            pic.by_camera[obs.key] = tag
+            out = self._camera_sees(tag, obs, flipped=False)
+            self._refresh(tag, t)
+            return out
+        moved = self._camera_retrack(obs)
+        if moved is not None:
+            old = moved.zone
+            pic.move(moved, obs.zone, t)
+            if moved.camera_key is not None and pic.by_camera.get(moved.camera_key) is moved:
+                del pic.by_camera[moved.camera_key]
+            moved.camera_key, moved.camera_seen, moved.gone_since = obs.key, True, None
+            moved.face = obs.face
+            pic.by_camera[obs.key] = moved
+            self._refresh(moved, t)
+            return [Fused(Change.ENTERED, moved, obs.zone, t, from_zone=old)]
+        tc = pic.new(zone=obs.zone, t=t)
+        tc.camera_key, tc.camera_seen = obs.key, True
+        tc.card = tc.camera_card = obs.card
+        tc.face, tc.joker, tc.foreign = obs.face, obs.joker, obs.foreign
+        pic.by_camera[obs.key] = tc
+        if self.active(Source.RFID):
+            tc.pending = True
+            self._refresh(tc, t)
+            return []
+        return [Fused(Change.ENTERED, tc, obs.zone, t)]
+
+    def _camera_retrack(self, obs: CardObservation) -> TrackedCard | None:
+        """Camera only: a recognised card the camera lost elsewhere a moment ago has moved."""
+        if obs.card is None:
+            return None
+        for tc in self.picture:
+            if (tc.card == obs.card and tc.gone_since is not None and not tc.pending
+                    and not (self.active(Source.RFID) and tc.rfid_key is not None)):
+                return tc
+        return None
+
+    def _camera_sees(self, tc: TrackedCard, obs: CardObservation, *, flipped: bool) -> list[Fused]:
+        out: list[Fused] = []
+        if obs.card is not None:
+            tc.camera_card = obs.card
+            if tc.card is None:
+                tc.card = obs.card
+                if not tc.pending:
+                    out.append(Fused(Change.IDENTITY, tc, tc.zone, obs.t))
+        if obs.joker and not tc.joker:
+            tc.joker = True
+            if not tc.pending:
+                out.append(Fused(Change.IDENTITY, tc, tc.zone, obs.t))
+        if obs.face is not Face.UNKNOWN and obs.face is not tc.face:
+            tc.face = obs.face
+            if not tc.pending:
+                out.append(Fused(Change.FACE, tc, tc.zone, obs.t, flipped=flipped))
+        return out
+
+    def _camera_flipped(self, obs: CardObservation) -> list[Fused]:
+        tc = self.picture.by_camera.get(obs.key)
+        if tc is None or tc.zone != obs.zone:
+            return self._camera_placed(obs)
+        out = self._camera_sees(tc, obs, flipped=True)
+        self._refresh(tc, obs.t)
+        return out
+
+    def _removed(self, obs: CardObservation, tc: TrackedCard | None) -> list[Fused]:
+        if tc is None or tc.zone != obs.zone:
+            return []  # stale: the card already moved on in the picture
+        if obs.source is Source.RFID:
+            tc.rfid_seen = False
+        else:
+            tc.camera_seen = False
+            if tc.pending:
+                self.picture.forget(tc)  # never reached the game
+                return []
+        if not self._seen(tc) and tc.gone_since is None:
+            tc.gone_since = obs.t
+        self._refresh(tc, obs.t)
+        return []
+
+    # -------------------------------------------------------------------- time
+    def tick(self, now: float) -> list[Fused]:
+        out: list[Fused] = []
+        for tc in self.picture:
+            if tc.gone_since is not None and not self._seen(tc):
+                if now - tc.gone_since >= self.settle_time:
+                    self.picture.forget(tc)
+                    if tc.camera_key is not None:
+                        self._retired.discard(tc.camera_key)
+                    if not tc.pending:
+                        out.append(Fused(Change.LEFT, tc, tc.zone, now))
+                continue
+            if tc.gone_since is not None:
+                tc.gone_since = None
+            if tc.pending and now - tc.placed_t >= self.settle_time:
+                tc.pending = False
+                out.append(Fused(Change.ENTERED, tc, tc.zone, now))
+            self._refresh(tc, now)
+            if (tc.disagree_since is not None and not tc.conflict_raised
+                    and now - tc.disagree_since >= self.settle_time):
+                tc.conflict_raised = True
+                out.append(Fused(Change.CONFLICT, tc, tc.zone, now, detail=self._why(tc)))
+        return out
+
+    def _why(self, tc: TrackedCard) -> str:
+        if tc.card is not None and tc.camera_card is not None and tc.card != tc.camera_card:
+            return f"the tag says {tc.card}, the camera sees {tc.camera_card}"
+        if tc.rfid_seen:
+            return f"the reader sees {tc.label()} in {tc.zone}, the camera does not"
+        return f"the camera sees {tc.label()} in {tc.zone}, the reader does not"

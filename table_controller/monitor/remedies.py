@@ -1,0 +1,79 @@
+"""Open alerts and the check that their remedy was carried out.
+
+Every alert that asks the dealer or the floor for something (severity stop, fix, warn) stays
+open until the floor resolves it (``DealingMonitor.resolve``) or its hand ends. On resolve the
+monitor looks at the table picture: when the stated remedy is not what the sensors see, it
+says so again (the same code, with what is still wrong) and the alert stays open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from table_controller.alerts import Alert, Severity
+
+Verify = Callable[[], str | None]
+"""Returns None when the remedy is carried out, else what is still wrong."""
+Apply = Callable[[float], list[Alert]]
+"""What follows a carried-out remedy (void the hand, let the deal go on...)."""
+
+
+def _nothing_to_check() -> str | None:
+    return None
+
+
+def _nothing_follows(_t: float) -> list[Alert]:
+    return []
+
+
+@dataclass(slots=True)
+class OpenAlert:
+    alert: Alert
+    verify: Verify = _nothing_to_check
+    apply: Apply = _nothing_follows
+
+
+@dataclass(slots=True)
+class RemedyBook:
+    entries: list[OpenAlert] = field(default_factory=list)
+
+    def open(self, alert: Alert, verify: Verify = _nothing_to_check,
+             apply: Apply = _nothing_follows) -> None:
+        if alert.severity in (Severity.INFO, Severity.FAULT):
+            return
+        self.entries.append(OpenAlert(alert, verify, apply))
+
+    def latest(self, code: str) -> OpenAlert | None:
+        return next((e for e in reversed(self.entries) if e.alert.code == code), None)
+
+    def has(self, code: str, *, seat: int | None = None) -> bool:
+        return any(e.alert.code == code and (seat is None or e.alert.seat == seat)
+                   for e in self.entries)
+
+    def replace_latest(self, code: str, alert: Alert) -> None:
+        """An open alert restated with more detail (more premature cards, say)."""
+        entry = self.latest(code)
+        if entry is not None:
+            entry.alert = alert
+
+    def resolve(self, code: str, t: float) -> list[Alert] | None:
+        """Check and close the last open alert with ``code``. None: no such alert is open."""
+        entry = self.latest(code)
+        if entry is None:
+            return None
+        problem = entry.verify()
+        if problem is not None:
+            again = replace(entry.alert, t=t, message=f"Remedy not carried out: {problem}",
+                            remedy=entry.alert.remedy)
+            entry.alert = again
+            return [again]
+        self.entries.remove(entry)
+        return entry.apply(t)
+
+    def close_hand(self) -> None:
+        self.entries.clear()
+
+    @property
+    def alerts(self) -> tuple[Alert, ...]:
+        return tuple(e.alert for e in self.entries)
