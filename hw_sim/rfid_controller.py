@@ -183,8 +183,10 @@ class VirtualRfidController:
             return {a: set(t) for a, t in self._present.items() if t}
 
     # ------------------------------------------------------------------ scanning
-    def scan_once(self) -> None:
-        """One scan cycle over every antenna; edges are sent as they are found."""
+    def scan_once(self) -> list[TagSeen | TagGone]:
+        """One scan cycle over every antenna; the edges found are sent at once and returned
+        (also when the port is unplugged or silent and they are lost)."""
+        edges: list[TagSeen | TagGone] = []
         with self._changed:
             now_ms = self._ms()
             for antenna in range(self.antenna_count):
@@ -192,16 +194,18 @@ class VirtualRfidController:
                 read = {uid for uid in tags if not self._missed(uid)}
                 last = self._reported.get(antenna, set())
                 for uid in sorted(last - read):
-                    self._send(TagGone(antenna, uid, now_ms))
+                    edges.append(TagGone(antenna, uid, now_ms))
+                    self._send(edges[-1])
                 for uid in sorted(read - last):
-                    self._send(TagSeen(antenna, uid, now_ms, rssi=self._rng.randint(-70, -40)))
+                    edges.append(TagSeen(antenna, uid, now_ms, rssi=self._rng.randint(-70, -40)))
+                    self._send(edges[-1])
                 self._reported[antenna] = read
             self.cycles += 1
             self._changed.notify_all()
+        return edges
 
-    def scan(self, cycles: int) -> None:
-        for _ in range(cycles):
-            self.scan_once()
+    def scan(self, cycles: int) -> list[TagSeen | TagGone]:
+        return [edge for _ in range(cycles) for edge in self.scan_once()]
 
     def _missed(self, uid: bytes) -> bool:
         left = self._dropout.get(uid, 0)
