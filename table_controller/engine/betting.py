@@ -75,7 +75,7 @@ class BettingRound:
         self.street = Street.PREFLOP
         self.current_bet = 0
         self.min_raise = config.big_blind
-        self.full_level = 0  # fixed limit: the level of the last full bet
+        self.full_level = 0  # fixed limit: total of the last full bet (or half-bet all-in)
         self.bets_made = 0  # fixed limit: bets and raises this round (the big blind is one)
         self.capped = False
         self.serial = 0  # counts full bets/raises: acting before one means the betting reopened
@@ -147,41 +147,37 @@ class BettingRound:
         return self.config.structure is not Structure.FIXED_LIMIT \
             and self.current_bet >= p.reopen_at
 
-    def _raise_range(self, p: SeatState) -> tuple[_RaiseRange | None, str | None]:
-        """The bet/raise totals open to ``p`` or the rule that forbids raising."""
+    def _raise_range(self, p: SeatState) -> tuple[_RaiseRange | None, tuple[str, str]]:
+        """The bet/raise totals open to ``p``, or None and (rule, why) forbidding it."""
         total = p.bet + p.stack
         to_call = max(0, self.current_bet - p.bet)
         is_bet = self.current_bet == 0
         if p.stack <= to_call:
-            return None, f"{cite.TABLE_STAKES}: his stack only covers a call"
+            return None, (cite.TABLE_STAKES, "his stack only covers a call")
         if not any(o.can_act for o in self.players.values() if o is not p):
-            return None, f"{cite.NO_OPPONENT}: every opponent is all-in, no more betting"
+            return None, (cite.NO_OPPONENT, "every opponent is all-in, no more betting")
         if not self._reopened(p):
-            return None, (f"{cite.REOPEN}: an all-in for less than a full raise does not reopen "
+            return None, (cite.REOPEN, "an all-in for less than a full raise does not reopen "
                           "the betting for a player who already acted; call or fold")
         structure = self.config.structure
         if structure is Structure.FIXED_LIMIT:
-            if self.current_bet < self.full_level:
-                target = self.full_level  # completing a half-bet all-in [000, 002 #37]
-            else:
-                if self.capped:
-                    return None, (f"{cite.FL_CAP}: the betting is capped (one bet and three "
-                                  "raises)")
-                target = self.full_level + self.bet_size
+            if self.capped:
+                return None, (cite.FL_CAP, "the betting is capped (one bet and three raises)")
+            # One bet on top of the last full bet; over an all-in short of half a bet this
+            # completes the wager [000, 002 #37] (Robert's Rules: $15 all-in raised to $35).
+            target = self.full_level + self.bet_size
             return _RaiseRange(target if total >= target else None, min(total, target),
-                               is_bet), None
+                               is_bet), ("", "")
         min_to = self.config.big_blind if is_bet else self.current_bet + self.min_raise
         max_to = total
         if structure is Structure.POT_LIMIT:
             max_to = min(total, self.current_bet + self.pot() + to_call)
             min_to = min(min_to, max_to)
-        return _RaiseRange(min_to if total >= min_to else None, max_to, is_bet), None
+        return _RaiseRange(min_to if total >= min_to else None, max_to, is_bet), ("", "")
 
     def full_raise_to(self) -> int:
         """The nominal minimum (full) raise total, whatever the stacks (TDA 43 [002 #37])."""
         if self.config.structure is Structure.FIXED_LIMIT:
-            if self.current_bet < self.full_level:
-                return self.full_level
             return self.full_level + self.bet_size
         if self.current_bet == 0:
             return self.config.big_blind
@@ -198,7 +194,8 @@ class BettingRound:
                                 stack=p.stack, bet=p.bet,
                                 reason_no_raise="not facing a decision")
         to_call = max(0, self.current_bet - p.bet)
-        rng, reason = self._raise_range(p)
+        rng, (rule, why) = self._raise_range(p)
+        reason = f"{rule}: {why}" if rng is None else None
         total = p.bet + p.stack
         all_in_to: int | None = None
         if p.stack <= to_call or (rng is not None and total <= rng.max_to):
@@ -266,13 +263,16 @@ class BettingRound:
         if to <= self.current_bet:
             raise IllegalAction(f"a raise must be to more than the current bet "
                                 f"{self.current_bet}", rule=cite.MIN_RAISE)
-        rng, reason = self._raise_range(p)
+        rng, (rule, why) = self._raise_range(p)
         if rng is None:
-            raise IllegalAction(reason or "no raise possible", rule=cite.MIN_RAISE)
+            raise IllegalAction(why, rule=rule)
         all_in = to == total
         if to > rng.max_to:
-            rule = cite.PL_MAX if self.config.structure is Structure.POT_LIMIT else cite.FL_SIZE
             what = "all-in" if all_in_declared else f"{word} to {to}"
+            if self.config.structure is Structure.FIXED_LIMIT:
+                raise IllegalAction(f"fixed limit: {word} is to {rng.max_to}, not {what}",
+                                    rule=cite.FL_SIZE)
+            rule = cite.PL_MAX
             raise IllegalAction(f"{what} is above the maximum: {word} to {rng.max_to} at most",
                                 rule=rule)
         if (rng.min_to is None or to < rng.min_to) and not all_in:
@@ -290,8 +290,6 @@ class BettingRound:
     def _is_full(self, to: int) -> bool:
         """Does a bet/raise to ``to`` reopen the betting (rules.md §3)?"""
         if self.config.structure is Structure.FIXED_LIMIT:
-            if to <= self.full_level:
-                return False  # completing a half-bet all-in is no new raise
             # An all-in of at least half a bet counts as a full bet [000, 002 #37].
             return 2 * (to - self.full_level) >= self.bet_size
         if self.current_bet == 0:
@@ -312,7 +310,7 @@ class BettingRound:
             if r.full_raise:
                 self.serial += 1
                 if self.config.structure is Structure.FIXED_LIMIT:
-                    self.full_level += self.bet_size
+                    self.full_level = r.to
                     self._count_bet()
                 else:
                     self.min_raise = max(self.min_raise, r.to - self.current_bet)

@@ -1,0 +1,370 @@
+"""Betting rules of the engine (rules.md §3) through the public API."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from table_controller.cards import parse_cards
+from table_controller.engine import (
+    Action,
+    ActionKind,
+    ActionTaken,
+    GameConfig,
+    Hand,
+    IllegalAction,
+    OutOfTurnHeld,
+    OutOfTurnReleased,
+    Street,
+    Structure,
+    Table,
+    TimeExpired,
+)
+
+F, X, C, B, R, A = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET,
+                    ActionKind.RAISE, ActionKind.ALL_IN)
+
+
+def start(stacks: dict[int, int], *, button: int, seats: int = 9, straddle: int | None = None,
+          **config: object) -> Hand:
+    table = Table(GameConfig(**config), seats=seats)  # type: ignore[arg-type]
+    for seat, chips in stacks.items():
+        table.sit(seat, chips)
+    table.set_button(button)
+    return table.start_hand(straddle=straddle)
+
+
+def act(hand: Hand, seat: int, kind: ActionKind, amount: int | None = None) -> None:
+    hand.act(Action(seat=seat, kind=kind, amount=amount))
+
+
+def to_flop(hand: Hand, board: str = "2c 7d 9h") -> None:
+    """Everyone calls or checks preflop, then the flop."""
+    while not hand.betting_complete:
+        seat = hand.to_act
+        assert seat is not None
+        legal = hand.legal_actions()
+        act(hand, seat, X if legal.can_check else C)
+    hand.deal_board(parse_cards(board))
+
+
+def snapshot(hand: Hand) -> tuple[object, ...]:
+    return (copy.deepcopy(hand.players), hand.street, hand.to_act, len(hand.log),
+            hand.held_out_of_turn, hand.pot)
+
+
+def test_preflop_order_blinds_and_big_blind_option() -> None:
+    hand = start({1: 100, 2: 100, 3: 100, 4: 100}, button=1)
+    assert (hand.small_blind_seat, hand.big_blind_seat) == (2, 3)
+    assert hand.bets == {2: 1, 3: 2}
+    assert hand.to_act == 4  # left of the big blind [000]
+    act(hand, 4, C)
+    act(hand, 1, C)
+    act(hand, 2, C)
+    # Everyone called: the big blind still has his option (live blind) [000, 001].
+    assert hand.to_act == 3
+    legal = hand.legal_actions()
+    assert legal.can_check and legal.min_raise_to == 4
+    act(hand, 3, R, 6)
+    assert hand.to_act == 4
+    act(hand, 4, C)
+    act(hand, 1, F)
+    act(hand, 2, C)
+    assert hand.betting_complete and hand.pot == 6 * 3 + 2
+
+
+def test_postflop_first_left_of_button_and_min_bet() -> None:
+    hand = start({1: 100, 2: 100, 3: 100}, button=3)
+    to_flop(hand)
+    assert hand.street is Street.FLOP and hand.to_act == 1
+    legal = hand.legal_actions()
+    assert legal.can_check and legal.min_bet_to == 2 and legal.max_bet_to == 98
+    with pytest.raises(IllegalAction, match=r"TDA 43 \[002 #37\]: minimum bet is to 2"):
+        act(hand, 1, B, 1)
+
+
+def test_min_raise_is_the_largest_previous_raise() -> None:
+    hand = start({1: 500, 2: 500, 3: 500, 4: 500}, button=4)
+    to_flop(hand)
+    act(hand, 1, B, 10)
+    act(hand, 2, R, 30)  # raise by 20
+    assert hand.legal_actions(3).min_raise_to == 50
+    with pytest.raises(IllegalAction) as err:
+        act(hand, 3, R, 45)
+    assert err.value.rule == "TDA 43 [002 #37]"
+    assert str(err.value) == "TDA 43 [002 #37]: minimum raise is to 50"
+    act(hand, 3, R, 50)
+
+
+def test_illegal_action_leaves_state_unchanged() -> None:
+    hand = start({1: 100, 2: 100, 3: 100}, button=3)
+    before = snapshot(hand)
+    for bad in (Action(seat=1, kind=X), Action(seat=1, kind=R, amount=3),
+                Action(seat=1, kind=R, amount=1000), Action(seat=7, kind=C),
+                Action(seat=1, kind=B, amount=None)):
+        assert not hand.can(bad)
+        with pytest.raises(IllegalAction):
+            hand.act(bad)
+        assert snapshot(hand) == before
+
+
+def test_short_all_in_does_not_reopen_betting_seed_example() -> None:
+    """[000]: A bets 20, B all-in for 25 (a pseudo raise), C calls 25: A may only call 5."""
+    hand = start({1: 200, 2: 27, 3: 200}, button=3)
+    to_flop(hand)  # each has put 2 in preflop
+    act(hand, 1, B, 20)
+    act(hand, 2, A)  # 25: short of the minimum raise to 40
+    assert hand.actions_this_round[-1].to == 25
+    assert not hand.actions_this_round[-1].full_raise
+    assert hand.legal_actions(3).min_raise_to == 45  # not yet acted: may raise a full raise
+    act(hand, 3, C)
+    legal = hand.legal_actions(1)
+    assert legal.call_amount == 5 and not legal.can_raise and legal.all_in_to is None
+    assert legal.reason_no_raise is not None and "TDA 47" in legal.reason_no_raise
+    with pytest.raises(IllegalAction, match="does not reopen"):
+        act(hand, 1, R, 60)
+    act(hand, 1, C)
+    assert hand.betting_complete
+
+
+def test_short_all_ins_adding_up_to_a_full_raise_reopen() -> None:
+    """TDA 47: cumulative short all-ins that reach a full raise reopen the betting."""
+    hand = start({1: 500, 2: 34, 3: 49, 4: 500}, button=4)
+    to_flop(hand)
+    act(hand, 1, B, 20)
+    act(hand, 2, A)  # to 32: short
+    act(hand, 3, A)  # to 47: short again, but 27 over A's 20 >= a full raise of 20
+    act(hand, 4, C)
+    assert hand.legal_actions(1).min_raise_to == 67
+
+
+def test_full_raise_reopens_for_everyone() -> None:
+    hand = start({1: 500, 2: 500, 3: 500}, button=3)
+    to_flop(hand)
+    act(hand, 1, B, 20)
+    act(hand, 2, C)
+    act(hand, 3, R, 40)
+    assert hand.legal_actions(1).min_raise_to == 60
+
+
+def test_no_raise_when_every_opponent_is_all_in() -> None:
+    hand = start({1: 500, 2: 30}, button=1)
+    act(hand, 1, C)
+    act(hand, 2, A)
+    legal = hand.legal_actions(1)
+    assert legal.call_amount == 28 and not legal.can_raise
+    act(hand, 1, C)
+    assert hand.betting_complete and hand.to_act is None
+
+
+def test_pot_limit_maximum_is_pot_including_call() -> None:
+    hand = start({1: 500, 2: 500, 3: 500}, button=1, structure=Structure.POT_LIMIT)
+    # Seat 1 (button) first: pot 3, call 2 -> raise by 5, to 7.
+    assert hand.legal_actions().max_raise_to == 7
+    with pytest.raises(IllegalAction, match=r"pot limit.*to 7 at most"):
+        act(hand, 1, R, 8)
+    act(hand, 1, R, 7)
+    # Seat 2 (SB 1 in): pot 10, call 6 -> to 7 + 16 = 23.
+    assert hand.legal_actions().max_raise_to == 23
+    act(hand, 2, C)
+    act(hand, 3, C)
+    hand.deal_board(parse_cards("2c 7d 9h"))
+    assert hand.legal_actions().max_bet_to == 21
+
+
+def test_fixed_limit_sizes_and_cap_multiway() -> None:
+    hand = start({1: 500, 2: 500, 3: 500, 4: 500}, button=4, structure=Structure.FIXED_LIMIT,
+                 small_blind=5, big_blind=10)
+    # The big blind is the bet; three raises make the cap [000, 002 #40].
+    legal = hand.legal_actions()
+    assert legal.min_raise_to == legal.max_raise_to == 20
+    with pytest.raises(IllegalAction, match="fixed limit: raise is to 20"):
+        act(hand, 3, R, 25)
+    act(hand, 3, R, 20)
+    act(hand, 4, R, 30)
+    act(hand, 1, R, 40)
+    legal = hand.legal_actions(2)
+    assert not legal.can_raise and "capped" in (legal.reason_no_raise or "")
+    act(hand, 2, F)  # a fold does not lift the cap even when two players remain
+    act(hand, 3, C)
+    act(hand, 4, C)
+    assert hand.betting_complete
+    hand.deal_board(parse_cards("2c 7d 9h"))
+    assert hand.legal_actions().min_bet_to == 10
+    act(hand, 1, X)
+    hand2 = start({1: 500, 2: 500, 3: 500}, button=3, structure=Structure.FIXED_LIMIT,
+                  small_blind=5, big_blind=10)
+    to_flop(hand2)
+    act(hand2, 1, B, 10)
+    act(hand2, 2, R, 20)
+    act(hand2, 3, F)
+    act(hand2, 1, R, 30)
+    act(hand2, 2, R, 40)  # the cap: but the round was heads-up before it was reached
+    act(hand2, 1, R, 50)  # cash game heads-up: unlimited raising
+    assert hand2.legal_actions(2).min_raise_to == 60
+
+
+def test_fixed_limit_cap_stays_heads_up_in_tournaments() -> None:
+    hand = start({1: 500, 2: 500}, button=1, structure=Structure.FIXED_LIMIT,
+                 small_blind=5, big_blind=10, tournament=True)
+    act(hand, 1, R, 20)
+    act(hand, 2, R, 30)
+    act(hand, 1, R, 40)
+    legal = hand.legal_actions(2)
+    assert not legal.can_raise and legal.call_amount == 10
+
+
+def test_fixed_limit_turn_uses_big_bet() -> None:
+    hand = start({1: 500, 2: 500}, button=1, structure=Structure.FIXED_LIMIT,
+                 small_blind=5, big_blind=10)
+    to_flop(hand)
+    act(hand, 2, X)
+    act(hand, 1, X)
+    hand.deal_board(parse_cards("Ks"))
+    assert hand.legal_actions().min_bet_to == 20
+
+
+def test_fixed_limit_half_bet_all_in_counts_as_full_bet() -> None:
+    """[000, 002 #37]: in fixed limit an all-in of at least half a bet reopens."""
+    hand = start({1: 500, 2: 27, 3: 500}, button=3, structure=Structure.FIXED_LIMIT,
+                 small_blind=5, big_blind=10)
+    to_flop(hand)  # 10 each in
+    act(hand, 1, B, 10)
+    act(hand, 2, A)  # 17: seven over the bet, at least half of 10 -> counts as a full raise
+    assert hand.actions_this_round[-1].full_raise
+    legal3 = hand.legal_actions(3)
+    # A full raise goes on top of the all-in (Robert's Rules: a $15 all-in raised to $35).
+    assert legal3.call_amount == 17 and legal3.min_raise_to == 27
+    act(hand, 3, C)
+    legal1 = hand.legal_actions(1)
+    assert legal1.call_amount == 7 and legal1.min_raise_to == 27  # reopened for the bettor
+    act(hand, 1, R, 27)
+    act(hand, 3, R, 37)
+
+
+def test_fixed_limit_small_all_in_does_not_reopen() -> None:
+    hand = start({1: 500, 2: 24, 3: 500}, button=3, structure=Structure.FIXED_LIMIT,
+                 small_blind=5, big_blind=10)
+    to_flop(hand)
+    act(hand, 1, B, 10)
+    act(hand, 2, A)  # 14: less than half a bet over
+    assert not hand.actions_this_round[-1].full_raise
+    assert hand.legal_actions(3).min_raise_to == 20  # completes the wager to a full raise
+    act(hand, 3, C)
+    assert not hand.legal_actions(1).can_raise
+
+
+def test_straddle_acts_as_a_raise_and_keeps_the_option() -> None:
+    hand = start({1: 100, 2: 100, 3: 100, 4: 100, 5: 100}, button=1, straddle=4)
+    assert hand.bets == {2: 1, 3: 2, 4: 4}
+    assert hand.to_act == 5
+    assert hand.legal_actions().min_raise_to == 8
+    for seat in (5, 1, 2, 3):
+        act(hand, seat, C)
+    assert hand.to_act == 4  # the straddler keeps the option
+    assert hand.legal_actions().can_check
+    act(hand, 4, R, 12)
+    with pytest.raises(IllegalAction, match="left of the big blind"):
+        start({1: 100, 2: 100, 3: 100, 4: 100}, button=1, straddle=1)
+
+
+def test_out_of_turn_binding_when_action_unchanged() -> None:
+    """[002 #35]: a call out of turn stands when the action to him does not change."""
+    hand = start({1: 100, 2: 100, 3: 100, 4: 100}, button=1)
+    act(hand, 1, C)  # button calls out of turn (seat 4 is to act)
+    assert hand.held_out_of_turn == {1: Action(seat=1, kind=C)}
+    assert isinstance(hand.log[-1], OutOfTurnHeld)
+    assert hand.to_act == 4
+    act(hand, 4, C)  # a call does not change the action: seat 1's call takes effect
+    taken = hand.actions_this_round
+    assert [(t.seat, t.kind, t.out_of_turn) for t in taken] == [(4, C, False), (1, C, True)]
+    assert hand.to_act == 2
+
+
+def test_out_of_turn_void_when_action_changes() -> None:
+    hand = start({1: 100, 2: 100, 3: 100, 4: 100}, button=1)
+    act(hand, 1, R, 6)  # out of turn
+    act(hand, 4, R, 10)  # the action to seat 1 changed: his raise is void, chips back
+    assert isinstance(hand.log[-1], OutOfTurnReleased)
+    assert hand.to_act == 1 and hand.held_out_of_turn == {}
+    assert hand.players[1].bet == 0
+    legal = hand.legal_actions()
+    assert legal.call_amount == 10 and legal.min_raise_to == 18  # he may call, raise or fold
+
+
+def test_out_of_turn_fold_stands_even_if_action_changes() -> None:
+    hand = start({1: 100, 2: 100, 3: 100, 4: 100}, button=1)
+    act(hand, 2, F)  # small blind folds out of turn
+    act(hand, 4, R, 6)
+    act(hand, 1, C)
+    assert hand.players[2].folded
+    assert hand.to_act == 3
+
+
+def test_second_out_of_turn_action_refused() -> None:
+    hand = start({1: 100, 2: 100, 3: 100, 4: 100}, button=1)
+    act(hand, 2, C)
+    with pytest.raises(IllegalAction, match="already has an action out of turn"):
+        act(hand, 2, R, 8)
+    with pytest.raises(IllegalAction, match="not dealt in"):
+        hand.verify(Action(seat=9, kind=C))
+
+
+def test_time_expired_kills_the_hand() -> None:
+    hand = start({1: 100, 2: 100, 3: 100}, button=1)
+    with pytest.raises(IllegalAction, match=r"\[002 #24\]"):
+        hand.time_expired(2)
+    hand.time_expired(1)
+    assert hand.players[1].folded
+    assert any(isinstance(r, TimeExpired) for r in hand.log)
+    assert isinstance(hand.log[-1], ActionTaken) and hand.log[-1].kind is F
+
+
+def test_premature_board_is_refused() -> None:
+    hand = start({1: 100, 2: 100, 3: 100}, button=1)
+    with pytest.raises(IllegalAction, match="premature"):
+        hand.deal_board(parse_cards("2c 7d 9h"))
+
+
+@pytest.mark.parametrize(
+    ("pushed", "single", "expected"),
+    [
+        (10, False, Action(seat=1, kind=C)),  # exactly a call
+        (14, False, Action(seat=1, kind=C)),  # 4 over the call: under 50% of a raise of 10
+        (15, False, Action(seat=1, kind=R, amount=20)),  # 50% -> obliged to a full raise
+        (19, False, Action(seat=1, kind=R, amount=20)),
+        (25, False, Action(seat=1, kind=R, amount=25)),  # more than a full raise: as pushed
+        (40, False, Action(seat=1, kind=R, amount=40)),  # a full raise as pushed
+        (100, True, Action(seat=1, kind=C)),  # single oversized chip: a call [002 #38]
+        (5, False, Action(seat=1, kind=C)),  # under-call completed to a call
+        (500, False, Action(seat=1, kind=A)),  # everything: all-in
+    ],
+)
+def test_interpret_chips_fifty_percent_rule(pushed: int, single: bool,
+                                            expected: Action) -> None:
+    hand = start({1: 500, 2: 500, 3: 500}, button=3)
+    to_flop(hand)
+    act(hand, 1, X)
+    act(hand, 2, B, 10)
+    act(hand, 3, C)
+    hand_action = hand.interpret_chips(1, pushed, single_chip=single)
+    assert hand_action == expected
+    assert hand.can(hand_action)
+
+
+def test_interpret_chips_opening() -> None:
+    hand = start({1: 500, 2: 500, 3: 500}, button=3)
+    to_flop(hand)
+    assert hand.interpret_chips(1, 0) == Action(seat=1, kind=X)
+    assert hand.interpret_chips(1, 25, single_chip=True) == Action(seat=1, kind=B, amount=25)
+    assert hand.interpret_chips(1, 1) == Action(seat=1, kind=B, amount=2)
+
+
+def test_bet_and_raise_are_synonyms_and_call_may_state_total() -> None:
+    hand = start({1: 100, 2: 100, 3: 100}, button=1)
+    act(hand, 1, B, 6)  # "bet" facing the big blind is read as a raise to 6
+    assert hand.actions_this_round[-1].kind is R
+    act(hand, 2, C, 6)
+    with pytest.raises(IllegalAction, match="a call is to 6"):
+        act(hand, 3, C, 5)
