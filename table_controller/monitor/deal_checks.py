@@ -53,17 +53,19 @@ def seat_card(mon: DealingMonitor, tc: TrackedCard, seat: int, f: Fused) -> list
         why = "is empty" if seat not in mon.table.stacks else "is not dealt in this hand"
         return misdeal(mon, "MISDEAL_EMPTY_SEAT", f.t, seat=seat, cards=_cards(tc),
                        message=f"A card was dealt to seat {seat}, which {why}")
-    if seat in run.replacement_due:
+    verdict = deal.judge(seat) if not run.deal_over else Placement.OK
+    if seat in run.replacement_due and (run.deal_over or verdict is not Placement.OK):
         del run.replacement_due[seat]  # the exposed card's replacement [000] [003]
         position = deal.record(seat, tc.pid)
-        return _face_up_at_deal(mon, tc, seat, position, f.t) if not run.deal_over else []
+        if tc.face is Face.UP and not run.deal_over:
+            return _face_up_at_deal(mon, tc, seat, position, f.t)
+        return []
     if run.deal_over:
         if deal.counts[seat] < CARDS_EACH:
             deal.record(seat, tc.pid)
             return []
         return misdeal(mon, "MISDEAL_WRONG_CARD_COUNT", f.t, seat=seat, cards=_cards(tc),
                        message=f"Seat {seat} was given a third card ({name}) during the hand")
-    verdict = deal.judge(seat)
     if verdict is Placement.WRONG_FIRST_SEAT:
         return misdeal(mon, verdict.value, f.t, seat=seat, cards=_cards(tc),
                        message=f"The first card of the deal went to seat {seat}; it belongs "
