@@ -76,7 +76,7 @@ def split_pot(amount: int, winners_in_odd_chip_order: Sequence[int], *, unit: in
     play); the chips left over are the odd chips. With ``one_odd_chip_each`` (TDA [002 #16],
     TDA 2024 rule 20) they go one unit at a time to the winners in the order given, so nobody
     gets more than one odd chip; otherwise ([001]) the whole remainder goes to the first winner
-    of the order. A remainder that is not a whole unit goes with the first odd chip.
+    of the order. A remainder that is not a whole unit goes to the next winner in the order.
     """
     winners = list(winners_in_odd_chip_order)
     if not winners:
@@ -91,5 +91,5 @@ def split_pot(amount: int, winners_in_odd_chip_order: Sequence[int], *, unit: in
     whole, partial = divmod(remainder, unit)
     for seat in winners[:whole]:  # whole < count: at most one odd chip each
         shares[seat] += unit
-    shares[winners[0]] += partial
+    shares[winners[whole]] += partial  # a broken unit goes to the next winner in order
     return shares

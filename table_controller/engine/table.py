@@ -1,7 +1,7 @@
 """Seats, stacks, button and blinds from one hand to the next (rules.md §2).
 
-- The big blind moves on one player each hand [000]. Cash games (default): the button moves to
-  the next player dealt in and the blinds follow it. Tournaments: dead-button rule, the small
+- The big blind moves on one player each hand [000]. Cash games (default): the small blind and
+  the button are the players before the new big blind. Tournaments: dead-button rule, the small
   blind goes to the previous big blind's seat and the button to the previous small blind's,
   so the button rests on an empty seat only when that player busted [002 #28].
 - Heads-up: the button posts the small blind; when heads-up starts, the player who had the big
@@ -44,6 +44,11 @@ def _between(seat: int, start: int, end: int) -> bool:
     if start < end:
         return start < seat < end
     return seat > start or seat < end
+
+
+def _before(seats: list[int], seat: int) -> int:
+    """The last of ``seats`` strictly before ``seat`` going clockwise."""
+    return clockwise_from(seats, seat - 1)[-1]
 
 
 class Table:
@@ -187,9 +192,11 @@ class Table:
             if small == big:
                 small = None
             return _Positions(button, small, big)
-        button = clockwise_from(eligible, last.button)[0]
-        moving_small = clockwise_from(eligible, button)[0]
-        return _Positions(button, moving_small, clockwise_from(eligible, moving_small)[0])
+        # Cash (simplified moving button): the blinds and the button are the two players
+        # before the new big blind, so nobody skips the big blind; the button may stay on a
+        # player when the small blind left (docs/engine.md).
+        moving_small = _before(eligible, big)
+        return _Positions(_before(eligible, moving_small), moving_small, big)
 
     # ------------------------------------------------------------------ hands
     def start_hand(self, straddle: int | None = None) -> Hand:
