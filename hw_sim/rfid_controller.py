@@ -86,6 +86,7 @@ class VirtualRfidController:
         firmware: tuple[int, int, int] = (1, 0, 0),
         auto_scan: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        protocol_major: int = PROTOCOL_MAJOR,
     ) -> None:
         if not 1 <= antenna_count <= 254:
             raise ValueError(f"antenna_count {antenna_count} outside 1..254")
@@ -95,6 +96,7 @@ class VirtualRfidController:
         self.heartbeat_interval = heartbeat_interval
         self.firmware = firmware
         self.auto_scan = auto_scan
+        self.protocol_major = protocol_major
         self._clock = clock
         self._t0 = clock()
         self._rng = random.Random(seed)
@@ -107,7 +109,6 @@ class VirtualRfidController:
         self._present: dict[int, set[bytes]] = {}
         self._reported: dict[int, set[bytes]] = {}
         self._burst: dict[bytes, int] = {}
-        self._dropout: dict[bytes, int] = {}
         self._silent = False
         self._slow_bps: float | None = None
         self._last_write = 0.0
@@ -119,6 +120,8 @@ class VirtualRfidController:
         self.inventories = 0
         self.host_heartbeats = 0
         self.frames_sent = 0
+        self.edges_sent = 0
+        """TAG_SEEN / TAG_GONE frames written to the port (not lost to an unplug or silence)."""
         self.frames_dropped = 0
         self.outputs = SetOutputs()
         self.host_losses: list[FramesLost] = []
@@ -195,10 +198,10 @@ class VirtualRfidController:
                 last = self._reported.get(antenna, set())
                 for uid in sorted(last - read):
                     edges.append(TagGone(antenna, uid, now_ms))
-                    self._send(edges[-1])
+                    self.edges_sent += self._send(edges[-1])
                 for uid in sorted(read - last):
                     edges.append(TagSeen(antenna, uid, now_ms, rssi=self._rng.randint(-70, -40)))
-                    self._send(edges[-1])
+                    self.edges_sent += self._send(edges[-1])
                 self._reported[antenna] = read
             self.cycles += 1
             self._changed.notify_all()
@@ -208,14 +211,15 @@ class VirtualRfidController:
         return [edge for _ in range(cycles) for edge in self.scan_once()]
 
     def _missed(self, uid: bytes) -> bool:
-        left = self._dropout.get(uid, 0)
-        if left > 0:
-            self._dropout[uid] = left - 1
-            return True
-        left = self._burst.get(uid, 0)
-        if left > 0:
-            self._burst[uid] = left - 1
-            return True
+        """Whether ``uid`` misses its read this cycle. A burst (flicker or :meth:`drop_out`) is
+        always followed by one good read, so flicker never outlasts ``max_burst_cycles``."""
+        left = self._burst.get(uid)
+        if left is not None:
+            if left > 0:
+                self._burst[uid] = left - 1
+                return True
+            del self._burst[uid]
+            return False
         if self._rng.random() < self.flicker.burst_probability:
             self._burst[uid] = self._rng.randint(1, self.flicker.max_burst_cycles) - 1
             return True
@@ -225,9 +229,8 @@ class VirtualRfidController:
     def inject_garbage(self, data: bytes | None = None, *, size: int = 64) -> bytes:
         """Write ``data`` (default: ``size`` seeded random bytes) onto the line; returns it."""
         junk = data if data is not None else self._garbage_rng.randbytes(size)
-        with self._lock:
-            with contextlib.suppress(PortUnplugged, TimeoutError):
-                self._port.write(junk)
+        with self._lock, contextlib.suppress(PortUnplugged, TimeoutError):
+            self._port.write(junk)
         return junk
 
     def unplug(self) -> None:
@@ -249,8 +252,10 @@ class VirtualRfidController:
 
     def drop_out(self, uid: bytes, cycles: int) -> None:
         """``uid`` misses its reads for the next ``cycles`` scan cycles."""
+        if cycles < 1:
+            raise ValueError(f"drop_out of {cycles} cycles: at least 1")
         with self._lock:
-            self._dropout[uid] = cycles
+            self._burst[uid] = cycles
 
     def set_slow_link(self, bytes_per_second: float | None) -> None:
         """Send at this rate, in 8-byte chunks (None: full speed)."""
@@ -271,11 +276,11 @@ class VirtualRfidController:
     def _ms(self) -> int:
         return int((self._clock() - self._t0) * 1000) & 0xFFFFFFFF
 
-    def _send(self, msg: DeviceMessage) -> None:
+    def _send(self, msg: DeviceMessage) -> bool:
         data = self._encoder.encode(msg)
         if self._silent:
             self.frames_dropped += 1
-            return
+            return False
         now = self._clock()
         if now - self._last_write >= IDLE_GAP:
             data = b"\x00" + data
@@ -288,9 +293,10 @@ class VirtualRfidController:
                     time.sleep(8 / self._slow_bps)
         except (PortUnplugged, TimeoutError):
             self.frames_dropped += 1
-            return
+            return False
         self._last_write = self._clock()
         self.frames_sent += 1
+        return True
 
     def _serve(self) -> None:
         next_heartbeat = self._clock()
@@ -320,7 +326,7 @@ class VirtualRfidController:
             case HostHello():
                 self.hellos += 1
                 self._send(DeviceHello(
-                    PROTOCOL_MAJOR, PROTOCOL_MINOR, self.firmware, self.antenna_count,
+                    self.protocol_major, PROTOCOL_MINOR, self.firmware, self.antenna_count,
                     int(ReaderType.SIMULATED), int(self.scan_period * 1000), "hw_sim virtual"))
             case HostHeartbeat():
                 self.host_heartbeats += 1
