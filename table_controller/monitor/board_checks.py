@@ -77,7 +77,8 @@ def board_card(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
         return []
     b.add(tc.pid)
     entry = mon.book.latest("MISSING_BURN")
-    if entry is not None and entry.alert.extra.get("street") == b.index:
+    if entry is not None and entry.alert.extra.get("street") == b.index \
+            and not b.burned_since_street:
         return [_missing_burn(mon, t)]
     return []
 
@@ -163,7 +164,6 @@ def _four_card_flop(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Aler
             raise MonitorError(f"burn chooser returned {chosen}, not one of "
                                f"{format_cards(cards)}")
         chosen_pid = four[cards.index(chosen)]
-        rest = [p for p in four if p != chosen_pid]
         alert = make(mon, "FOUR_CARD_FLOP", t, cards=cards,
                      message=f"Four cards on the flop: {format_cards(cards)}",
                      remedy=f"Turn all four cards face down and scramble them; {chosen} is the "
@@ -171,20 +171,24 @@ def _four_card_flop(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Aler
                             "three are the flop",
                      burn=chosen)
 
+        flop = [c for c in cards if c != chosen]
+
         def verify_tda() -> str | None:
-            if present(mon, chosen_pid, BOARD):
+            board = open_board(mon)
+            if present(mon, chosen_pid, BOARD) or any(c.card == chosen for c in board):
                 return f"{chosen} is still on the board; it is the burn card"
             moved = mon.fusion.picture.get(chosen_pid)
             if moved is not None and moved.gone_since is None and moved.zone != BURN:
                 return f"{chosen} is in {moved.zone}, not on the burn pile"
-            board = {c.pid for c in open_board(mon)}
-            if board != set(rest):
-                return f"the flop must be {_names(mon, rest)}; the board holds " \
-                       f"{_names(mon, sorted(board))}"
+            # Identities where the sensors know them (the camera re-tracks a moved card).
+            seen = sorted((c.card for c in board if c.card is not None), key=str)
+            if len(board) != 3 or (len(seen) == 3 and set(seen) != set(flop)):
+                return f"the flop must be {format_cards(flop)}; the board holds " \
+                       f"{_names(mon, [c.pid for c in board])}"
             return None
 
         def apply_tda(_t: float) -> list[Alert]:
-            run.board.street = list(rest)
+            run.board.street = [c.pid for c in open_board(mon)]
             run.board.last_card_burns = burns_at  # the pick is the turn's burn
             return []
 
