@@ -2,24 +2,59 @@
 
 ``evaluate(cards)`` returns a :class:`HandValue`; its ``score`` is an integer, higher is better,
 equal exactly when the hands tie (suits never break ties, rules.md §1). The score layout and
-the rules themselves are in :mod:`table_controller.evaluator_rules`.
+the rules themselves are in :mod:`table_controller.evaluator_rules`; the lookup tables built
+from them at import (about a quarter of a second) are in
+:mod:`table_controller.evaluator_tables`.
+
+Three ways in, all giving the same scores:
+
+* ``evaluate(cards)``: :class:`~table_controller.cards.Card` objects in, a :class:`HandValue`
+  out (category, description, best five). Checks its input.
+* ``evaluate_codes(c1, ..., c7)`` / ``score_codes(codes)`` / ``evaluate_many(hands)``: integer
+  card codes (:func:`encode`, :data:`CODES`) in, scores out. No checks: the caller guarantees
+  distinct valid codes. For loops such as equity or showdown simulation.
+* :func:`table_controller.evaluator_batch.evaluate_batch`: a NumPy array of card indices in,
+  an array of scores out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from table_controller.cards import RANK_NAMES, RANK_PLURALS, SUITS, Card
 from table_controller.evaluator_rules import (
     HandCategory,
     five_rank_pattern,
-    rank_only_score,
     score_category,
     score_ranks,
-    suited_score,
+)
+from table_controller.evaluator_tables import (
+    CODES,
+    FLUSH_SCORES,
+    FLUSH_SUIT,
+    RANK_KEY_BITS,
+    RANK_KEY_MASK,
+    RANK_SCORES,
+    SUIT_RANK_BITS,
 )
 
-__all__ = ["HandCategory", "HandValue", "describe_score", "evaluate"]
+__all__ = [
+    "CODES",
+    "HandCategory",
+    "HandValue",
+    "describe_score",
+    "encode",
+    "evaluate",
+    "evaluate_codes",
+    "evaluate_many",
+    "score_codes",
+]
+
+# suit letter -> rank (2..14) -> code, so encoding a Card needs no hashing of the Card itself.
+_CODE_BY_SUIT: dict[str, list[int]] = {
+    suit: [0, 0, *(CODES[(rank - 2) * 4 + s] for rank in range(2, 15))]
+    for s, suit in enumerate(SUITS)
+}
 
 
 class HandValue:
@@ -74,23 +109,77 @@ class HandValue:
         return f"HandValue({self.description!r}, score={self.score:#x})"
 
 
+def encode(card: Card) -> int:
+    """The integer code of ``card`` for :func:`evaluate_codes` (same as ``CODES[card.index]``)."""
+    return _CODE_BY_SUIT[card.suit][card.rank]
+
+
 def evaluate(cards: Sequence[Card]) -> HandValue:
-    """Value of the best five of ``cards`` (5, 6 or 7 distinct cards), rules.md §1."""
-    _check(cards)
-    score = rank_only_score([c.rank for c in cards])
-    for suit in SUITS:
-        suited = [c.rank for c in cards if c.suit == suit]
-        if len(suited) >= 5:
-            score = max(score, suited_score(suited))
-    return HandValue(score, cards)
+    """Value of the best five of ``cards`` (5, 6 or 7 distinct cards), rules.md §1.
 
-
-def _check(cards: Sequence[Card]) -> None:
-    if not 5 <= len(cards) <= 7:
-        raise ValueError(f"need 5, 6 or 7 cards, got {len(cards)}")
-    if len(set(cards)) != len(cards):
+    Raises ``ValueError`` naming the problem for a wrong count or a duplicated card.
+    """
+    n = len(cards)
+    if not 5 <= n <= 7:
+        raise ValueError(f"need 5, 6 or 7 cards, got {n}")
+    by_suit = _CODE_BY_SUIT
+    codes = [by_suit[c.suit][c.rank] for c in cards]
+    if len(set(codes)) != n:
         dupes = sorted({str(c) for c in cards if cards.count(c) > 1})
         raise ValueError(f"duplicate card(s): {' '.join(dupes)}")
+    total = sum(codes)
+    suit = FLUSH_SUIT[total >> RANK_KEY_BITS]
+    if suit < 0:
+        return HandValue(RANK_SCORES[total & RANK_KEY_MASK], cards)
+    return HandValue(_flush_score(suit, codes), cards)
+
+
+def evaluate_codes(
+    c1: int, c2: int, c3: int, c4: int, c5: int, c6: int, c7: int
+) -> int:
+    """Score of the best five of seven card codes (rules.md §1). Unchecked: codes must be
+    distinct values from :data:`CODES`."""
+    total = c1 + c2 + c3 + c4 + c5 + c6 + c7
+    suit = FLUSH_SUIT[total >> RANK_KEY_BITS]
+    if suit < 0:
+        return RANK_SCORES[total & RANK_KEY_MASK]
+    return _flush_score(suit, (c1, c2, c3, c4, c5, c6, c7))
+
+
+def score_codes(codes: Sequence[int]) -> int:
+    """Score of the best five of 5, 6 or 7 card codes (rules.md §1). Unchecked, like
+    :func:`evaluate_codes`."""
+    total = sum(codes)
+    suit = FLUSH_SUIT[total >> RANK_KEY_BITS]
+    if suit < 0:
+        return RANK_SCORES[total & RANK_KEY_MASK]
+    return _flush_score(suit, codes)
+
+
+def evaluate_many(hands: Iterable[Sequence[int]]) -> list[int]:
+    """Scores of many hands of 5, 6 or 7 card codes each, in order. Unchecked, like
+    :func:`evaluate_codes`; the fastest pure-Python path."""
+    ranks = RANK_SCORES
+    flush_suit = FLUSH_SUIT
+    shift = RANK_KEY_BITS
+    mask = RANK_KEY_MASK
+    out: list[int] = []
+    append = out.append
+    for hand in hands:
+        total = sum(hand)
+        suit = flush_suit[total >> shift]
+        append(ranks[total & mask] if suit < 0 else _flush_score(suit, hand))
+    return out
+
+
+def _flush_score(suit: int, codes: Iterable[int]) -> int:
+    """Five or more cards share ``suit``: with at most seven cards that rules out quads and a
+    full house, so the best flush or straight flush in that suit is the hand (rules.md §1)."""
+    bits = SUIT_RANK_BITS[suit]
+    mask = 0
+    for code in codes:
+        mask |= bits.get(code, 0)
+    return FLUSH_SCORES[mask]
 
 
 def describe_score(score: int) -> str:

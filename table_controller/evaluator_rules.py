@@ -66,11 +66,14 @@ def straight_high(ranks: Iterable[int]) -> int:
 
     The ace plays high or low (rules.md §1): A-2-3-4-5 counts, topped by the five.
     """
-    present = set(ranks)
-    if 14 in present:
-        present.add(1)
+    bits = 0
+    for r in ranks:
+        bits |= 1 << r
+    if bits >> 14 & 1:
+        bits |= 1 << 1  # the ace also plays low
     for high in range(14, 4, -1):
-        if all(high - i in present for i in range(5)):
+        run = 0b11111 << (high - 4)
+        if bits & run == run:
             return high
     return 0
 
@@ -83,9 +86,9 @@ def rank_only_score(ranks: Sequence[int]) -> int:
     """
     if not 5 <= len(ranks) <= 7:
         raise ValueError(f"need 5 to 7 ranks, got {len(ranks)}")
-    counts = dict.fromkeys(range(2, 15), 0)
+    counts = [0] * 15
     for r in ranks:
-        if r not in counts:
+        if not 2 <= r <= 14:
             raise ValueError(f"not a rank: {r!r}")
         counts[r] += 1
         if counts[r] > 4:
