@@ -116,6 +116,7 @@ class RfidReader:
         self._send: Sender | None = send
         self._lock = threading.RLock()
         self._tags: dict[bytes, _Tag] = {}
+        self._pending: set[bytes] = set()  # tags in their hold (gone_since set)
         self._online = False
         self._ever_synced = False
         self._offline_reported = False
@@ -264,12 +265,14 @@ class RfidReader:
             if tag.gone_since is not None:
                 self.stats.flicker_absorbed += 1
             tag.gone_since = None
+            self._pending.discard(uid)
             tag.antenna = antenna
             return
         self.stats.moved += 1
         self.stats.removed += 1
         self._emit(self._card_obs(CardEvent.REMOVED, uid, tag, now))
         tag.antenna, tag.zone, tag.gone_since = antenna, zone, None
+        self._pending.discard(uid)
         tag.identity = self._identify(uid)
         self.stats.placed += 1
         self._emit(self._card_obs(CardEvent.PLACED, uid, tag, now))
@@ -281,13 +284,19 @@ class RfidReader:
             return
         if tag.gone_since is None:
             tag.gone_since = now
+            self._pending.add(uid)
 
     def _expire(self, now: float) -> None:
         hold = self.config.hold_time
-        due = sorted(
-            ((tag.gone_since + hold, uid) for uid, tag in self._tags.items()
-             if tag.gone_since is not None and tag.gone_since + hold <= now))
-        for deadline, uid in due:
+        if not self._pending:
+            return
+        due: list[tuple[float, bytes]] = []
+        for uid in self._pending:
+            since = self._tags[uid].gone_since
+            if since is not None and since + hold <= now:
+                due.append((since + hold, uid))
+        for deadline, uid in sorted(due):
+            self._pending.discard(uid)
             tag = self._tags.pop(uid)
             self.stats.removed += 1
             self._emit(self._card_obs(CardEvent.REMOVED, uid, tag, deadline))
@@ -315,13 +324,15 @@ class RfidReader:
         self.stats.inventories_completed += 1
         if self._syncing:
             self._syncing = False
-            recovered = self._ever_synced
+            if self._offline_reported or not self._ever_synced:
+                # (a HELLO on a live link, a controller restart, resyncs without a status)
+                dev = self.device
+                what = f"firmware {dev.firmware_text}, {dev.antenna_count} antennas" if dev else ""
+                detail = (f"RFID link recovered: {what}" if self._ever_synced
+                          else f"RFID connected: {what}")
+                self._emit(SensorStatus(Source.RFID, True, now, detail))
             self._ever_synced = True
             self._offline_reported = False
-            dev = self.device
-            what = f"firmware {dev.firmware_text}, {dev.antenna_count} antennas" if dev else ""
-            detail = f"RFID link recovered: {what}" if recovered else f"RFID connected: {what}"
-            self._emit(SensorStatus(Source.RFID, True, now, detail))
             self._expire(now)
 
     def _reconcile(self, snapshot: dict[bytes, int], now: float) -> None:
@@ -335,6 +346,7 @@ class RfidReader:
         for uid, tag in self._tags.items():
             if uid not in present and (tag.gone_since is None or self._syncing):
                 tag.gone_since = now  # after an outage the hold restarts: the outage is not absence
+                self._pending.add(uid)
 
     def _device_error(self, msg: DeviceError) -> None:
         self.stats.device_errors += 1

@@ -315,3 +315,12 @@ def test_config_from_toml_table_and_errors_name_the_key() -> None:
     for table, needle in bad:
         with pytest.raises(RfidConfigError, match=needle):
             RfidConfig.from_dict(table)
+
+
+def test_controller_restart_on_a_live_link_resyncs_without_a_status(h: Harness) -> None:
+    h.seen(AS, 0)
+    h.tags[KD] = 1            # placed while the controller rebooted
+    h.connect()               # its new HELLO: the reader asks an inventory again
+    assert [e[:2] for e in h.cards()] == [("placed", "seat1"), ("placed", "seat2")]
+    assert not [o for o in h.out if isinstance(o, SensorStatus)]
+    assert h.reader.online and h.reader.stats.inventories_completed == 2
