@@ -92,7 +92,7 @@ def make_frame(deck: Mapping[str, Image], seed: int, *, layout: TableLayout | No
         s0, s1 = layout.slots[zone][0], layout.slots[zone][1]
         cx, cy = (s0.x + s1.x) / 2, (s0.y + s1.y) / 2
         up = showdown and rng.random() < 0.6
-        for x, y, ang in _place_row(rng, cx, cy, 2, card_w, (3, 14), float(rng.uniform(-15, 15)),
+        for x, y, ang in _place_row(rng, cx, cy, 2, card_w, (7, 16), float(rng.uniform(-15, 15)),
                                     3.0):
             placements.append((next(deal) if up else "back", zone, x, y, ang))
     n_board = int(rng.choice([0, 3, 3, 4, 4, 5]))
@@ -107,10 +107,14 @@ def make_frame(deck: Mapping[str, Image], seed: int, *, layout: TableLayout | No
                                     float(rng.uniform(-6, 6)), 0.6 if touching else 3.0):
             placements.append((next(deal), BOARD, x, y, ang))
     for zone in (BURN, MUCK):
-        for slot in layout.slots.get(zone, ())[: int(rng.integers(0, 3))]:
-            label = "back" if zone == BURN or rng.random() < 0.7 else next(deal)
-            placements.append((label, zone, slot.x + float(rng.uniform(-6, 6)),
-                               slot.y + float(rng.uniform(-6, 6)), float(rng.uniform(-15, 15))))
+        n = int(rng.integers(0, 3))
+        slots = layout.slots.get(zone, ())
+        if n and len(slots) >= 2:
+            cx, cy = (slots[0].x + slots[1].x) / 2, (slots[0].y + slots[1].y) / 2
+            row = _place_row(rng, cx, cy, 2, card_w, (8, 16), float(rng.uniform(-15, 15)), 3.0)
+            for x, y, ang in row[:n]:
+                label = "back" if zone == BURN or rng.random() < 0.7 else next(deal)
+                placements.append((label, zone, x, y, ang))
     frame = render.felt(layout.width, layout.height, rng)
     homography = render.tilt_homography(layout.width, layout.height, rng, 0.03)
     truth: list[TruthCard] = []
