@@ -110,7 +110,7 @@ class Table:
         if not isinstance(stack, int) or isinstance(stack, bool) or stack <= 0:
             raise TableError(f"a player sits with a positive number of chips, not {stack!r}")
         waiting = False
-        last = self._last
+        last = self._current_positions  # the hand in progress, else the last one dealt
         if last is not None:
             end = last.small_blind if last.small_blind not in (None, last.button) \
                 else last.big_blind

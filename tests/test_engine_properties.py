@@ -1,0 +1,168 @@
+"""Property tests: random tables and random legal (and some illegal) actions.
+
+Every hand ends; chips are conserved; no stack goes negative; nobody wins from an opponent
+more than he covered (rules.md §4 [000, 002 #17]); an illegal action changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from table_controller.cards import DECK
+from table_controller.engine import (
+    Action,
+    ActionKind,
+    GameConfig,
+    Hand,
+    IllegalAction,
+    OddChipRule,
+    RakeConfig,
+    Street,
+    Structure,
+    Table,
+)
+
+MAX_STEPS = 400
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> GameConfig:
+    big = draw(st.integers(1, 20))
+    rake = draw(st.one_of(st.none(), st.builds(RakeConfig, percent=st.integers(0, 10),
+                                               cap=st.one_of(st.none(), st.integers(0, 5)))))
+    return GameConfig(
+        structure=draw(st.sampled_from(list(Structure))),
+        small_blind=draw(st.integers(0, big)),
+        big_blind=big,
+        ante=draw(st.integers(0, 3)),
+        tournament=draw(st.booleans()),
+        odd_chip=draw(st.sampled_from(list(OddChipRule))),
+        rake=rake,
+    )
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> Table:
+    seats = draw(st.integers(2, 10))
+    occupied = draw(st.lists(st.integers(1, seats), min_size=2, max_size=seats, unique=True))
+    table = Table(draw(configs()), seats=seats)
+    for seat in occupied:
+        table.sit(seat, draw(st.integers(1, 400)))
+    table.set_button(draw(st.sampled_from(sorted(occupied))))
+    return table
+
+
+def state(hand: Hand) -> tuple[object, ...]:
+    return (copy.deepcopy(hand.players), hand.street, hand.to_act, len(hand.log),
+            hand.held_out_of_turn, list(hand.board), hand.result)
+
+
+def random_action(data: st.DataObject, hand: Hand, seat: int) -> Action:
+    legal = hand.legal_actions(seat)
+    kind = data.draw(st.sampled_from(sorted(legal.kinds, key=lambda k: k.value)))
+    if kind is ActionKind.BET:
+        assert legal.min_bet_to is not None and legal.max_bet_to is not None
+        return Action(seat=seat, kind=kind,
+                      amount=data.draw(st.integers(legal.min_bet_to, legal.max_bet_to)))
+    if kind is ActionKind.RAISE:
+        assert legal.min_raise_to is not None and legal.max_raise_to is not None
+        return Action(seat=seat, kind=kind,
+                      amount=data.draw(st.integers(legal.min_raise_to, legal.max_raise_to)))
+    return Action(seat=seat, kind=kind)
+
+
+def try_illegal(data: st.DataObject, hand: Hand) -> None:
+    """A random action that may well be illegal: if refused, nothing changed."""
+    seat = data.draw(st.sampled_from(hand.deal_order))
+    kind = data.draw(st.sampled_from(list(ActionKind)))
+    amount = data.draw(st.one_of(st.none(), st.integers(-5, 1000)))
+    action = Action(seat=seat, kind=kind, amount=amount)
+    before = state(hand)
+    try:
+        hand.verify(action)
+    except IllegalAction as err:
+        assert err.rule
+        try:
+            hand.act(action)
+        except IllegalAction:
+            pass
+        else:
+            raise AssertionError(f"verify refused {action} but act applied it") from None
+        assert state(hand) == before
+
+
+def play_hand(data: st.DataObject, table: Table) -> Hand:
+    hand = table.start_hand()
+    deck = list(data.draw(st.permutations(DECK)))
+    for seat in hand.deal_order:
+        hand.deal_hole(seat, [deck.pop(), deck.pop()])
+    for _ in range(MAX_STEPS):
+        if hand.result is not None:
+            break
+        if data.draw(st.integers(0, 60)) == 0:
+            hand.void("misdeal")
+            break
+        if data.draw(st.integers(0, 5)) == 0 and not hand.betting_complete:
+            try_illegal(data, hand)
+        if hand.street is Street.SHOWDOWN:
+            hand.showdown()
+        elif hand.betting_complete:
+            count = 3 if not hand.board else 1
+            hand.deal_board([deck.pop() for _ in range(count)])
+        else:
+            seat = hand.to_act
+            assert seat is not None
+            if data.draw(st.integers(0, 6)) == 0:
+                seat = data.draw(st.sampled_from(hand.deal_order))
+            if seat != hand.to_act:  # out of turn [002 #35]: held, or refused if not possible
+                if hand.legal_actions(seat).can_fold:
+                    action = random_action(data, hand, seat)
+                    if hand.can(action):
+                        hand.act(action)
+                continue
+            hand.act(random_action(data, hand, seat))
+    assert hand.result is not None, "the hand did not end"
+    return hand
+
+
+def check_result(hand: Hand) -> None:
+    result = hand.result
+    assert result is not None
+    start = hand.starting_stacks
+    assert set(result.final_stacks) == set(start)
+    assert all(chips >= 0 for chips in result.final_stacks.values())
+    assert sum(result.final_stacks.values()) + result.rake == sum(start.values())
+    if result.voided:
+        assert result.final_stacks == start
+        return
+    put_in = hand.contributions
+    assert sum(p.amount for p in result.pots) + result.rake == sum(put_in.values())
+    for pot in result.pots:
+        assert sum(pot.shares.values()) == pot.amount
+        assert set(pot.shares) <= set(pot.eligible)
+    for seat, final in result.final_stacks.items():
+        won = final - (start[seat] - put_in[seat])
+        covered = sum(min(put_in[seat], put_in[other]) for other in put_in)
+        assert won <= covered, f"seat {seat} won {won}, covered only {covered}"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), table=tables())
+def test_random_hands_conserve_chips_and_end(data: st.DataObject, table: Table) -> None:
+    before = sum(table.stacks.values())
+    raked = 0
+    for _ in range(3):
+        if sum(1 for chips in table.stacks.values() if chips > 0) < 2:
+            break
+        for seat, chips in table.stacks.items():
+            if chips == 0:
+                table.leave(seat)
+        hand = play_hand(data, table)
+        check_result(hand)
+        assert hand.result is not None
+        raked += hand.result.rake
+        table.finish_hand(hand)
+        assert sum(table.stacks.values()) + raked == before
