@@ -202,3 +202,12 @@ def test_mutated_message_stream_never_raises_and_loss_is_noticed(
     assert all(m in sent for m in got)
     if len(got) < len(sent):
         assert any(isinstance(m, FramesLost) for m in out)
+
+
+def test_the_examples_in_docs_protocol_md() -> None:
+    """docs/protocol.md §4 gives wire bytes for firmware authors: they must stay true."""
+    enc = MessageEncoder()
+    enc.encode(HELLO)
+    wire = enc.encode(TagSeen(3, bytes.fromhex("04a1b2c3d4e5f6"), 0x00012345, -55))
+    assert wire == bytes.fromhex("02 83 03 01 03 0F 01 23 45 C9 07 04 A1 B2 C3 D4 E5 F6 5F EC 00")
+    assert MessageEncoder().encode(HostHello()) == bytes.fromhex("02 01 01 02 01 05 01 F4 A3 B1 00")
