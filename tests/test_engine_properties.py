@@ -113,11 +113,12 @@ def play_hand(data: st.DataObject, table: Table) -> Hand:
             count = 3 if not hand.board else 1
             hand.deal_board([deck.pop() for _ in range(count)])
         else:
-            seat = hand.to_act
-            assert seat is not None
+            in_turn = hand.to_act
+            assert in_turn is not None
+            seat = in_turn
             if data.draw(st.integers(0, 6)) == 0:
                 seat = data.draw(st.sampled_from(hand.deal_order))
-            if seat != hand.to_act:  # out of turn [002 #35]: held, or refused if not possible
+            if seat != in_turn:  # out of turn [002 #35]: held, or refused if not possible
                 if hand.legal_actions(seat).can_fold:
                     action = random_action(data, hand, seat)
                     if hand.can(action):
