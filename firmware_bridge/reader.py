@@ -65,6 +65,7 @@ Sender = Callable[[HostMessage], bool]
 
 @dataclass(slots=True)
 class ReaderStats:
+    tag_events: int = 0
     placed: int = 0
     removed: int = 0
     moved: int = 0
@@ -115,6 +116,7 @@ class RfidReader:
         self._clock = clock
         self._send: Sender | None = send
         self._lock = threading.RLock()
+        self._handled = threading.Condition(self._lock)
         self._tags: dict[bytes, _Tag] = {}
         self._pending: set[bytes] = set()  # tags in their hold (gone_since set)
         self._online = False
@@ -146,6 +148,12 @@ class RfidReader:
             for uid, tag in self._tags.items():
                 out.setdefault(tag.zone, set()).add(uid.hex())
             return out
+
+    def wait_tag_events(self, count: int, timeout: float) -> bool:
+        """Wait until ``count`` TAG_SEEN/TAG_GONE have been handled since start (for a simulator
+        that drives the clock: scan, wait for the controller's ``edges_sent``, then advance)."""
+        with self._handled:
+            return self._handled.wait_for(lambda: self.stats.tag_events >= count, timeout)
 
     def poll(self, now: float | None = None) -> None:
         """Report the removals whose hold ran out by ``now`` (default: the clock); re-ask an
@@ -200,8 +208,10 @@ class RfidReader:
             match msg:
                 case TagSeen():
                     self._seen(msg.uid, msg.antenna, now)
+                    self._count_tag_event()
                 case TagGone():
                     self._gone(msg.uid, msg.antenna, now)
+                    self._count_tag_event()
                 case InventoryBegin():
                     inv = self._inventory
                     if inv is not None and msg.request_id == inv.request_id:
@@ -228,6 +238,10 @@ class RfidReader:
             return self._send(msg) if self._send is not None else False
 
     # ------------------------------------------------------------------ internals
+    def _count_tag_event(self) -> None:
+        self.stats.tag_events += 1
+        self._handled.notify_all()
+
     def _emit(self, obs: Observation) -> None:
         try:
             self._sink(obs)

@@ -112,6 +112,9 @@ class VirtualRfidController:
         self._silent = False
         self._slow_bps: float | None = None
         self._last_write = 0.0
+        self._last_error_report = -1e9
+        self._bad_reported = 0
+        self._unknown_reported = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         # observable by tests
@@ -306,12 +309,13 @@ class VirtualRfidController:
                 self._stop.wait(0.01)
                 continue
             data = self._port.read(0.01)
+            now = self._clock()
             if data:
                 with self._changed:
                     for item in self._decoder.feed(data):
                         self._handle(item)
+                    self._report_bad_frames(now)
                     self._changed.notify_all()
-            now = self._clock()
             if now >= next_heartbeat:
                 with self._lock:
                     present = sum(len(t) for t in self._reported.values())
@@ -320,6 +324,25 @@ class VirtualRfidController:
             if self.auto_scan and now >= next_scan:
                 self.scan_once()
                 next_scan = now + self.scan_period
+
+    def _report_bad_frames(self, now: float) -> None:
+        """DEVICE_ERROR BAD_FRAME / UNKNOWN_MESSAGE for what the host sent that could not be
+        used, at most once a second (docs/protocol.md §7)."""
+        st = self._decoder.stats
+        bad = st.frames.frames_bad + st.bad_payload
+        if now - self._last_error_report < 1.0:
+            return
+        if bad > self._bad_reported:
+            self._send(DeviceError(int(DeviceErrorCode.BAD_FRAME), 0xFF,
+                                   f"{bad - self._bad_reported} bad frame(s) from the host"))
+        elif st.unknown_type > self._unknown_reported:
+            count = st.unknown_type - self._unknown_reported
+            self._send(DeviceError(int(DeviceErrorCode.UNKNOWN_MESSAGE), 0xFF,
+                                   f"{count} unknown message(s)"))
+        else:
+            return
+        self._bad_reported, self._unknown_reported = bad, st.unknown_type
+        self._last_error_report = now
 
     def _handle(self, item: object) -> None:
         match item:

@@ -5,7 +5,6 @@ timeout; nothing sleeps hoping the other side is done."""
 from __future__ import annotations
 
 import queue
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -15,16 +14,12 @@ from firmware_bridge.link import SerialLink
 from firmware_bridge.protocol import (
     BuzzerPattern,
     DeviceErrorCode,
-    DeviceHello,
-    DeviceMessage,
-    FramesLost,
     LampPattern,
     SetOutputs,
-    TagGone,
-    TagSeen,
 )
 from firmware_bridge.reader import RfidReader
-from firmware_bridge.rfid_config import DEFAULT_ANTENNA_ZONES, LinkConfig, ReaderConfig
+from firmware_bridge.rfid import RfidService
+from firmware_bridge.rfid_config import DEFAULT_ANTENNA_ZONES, LinkConfig, ReaderConfig, RfidConfig
 from firmware_bridge.tags import TagIdentity
 from hw_sim.rfid_controller import NO_FLICKER, FlickerModel, VirtualRfidController
 from table_controller.cards import DECK, Card
@@ -47,38 +42,6 @@ class Resolver:
         return TagIdentity(card=card, deck="red" if card else None, active=card is not None)
 
 
-class Counting:
-    """Passes link events to the reader and counts the tag events it handled."""
-
-    def __init__(self, reader: RfidReader) -> None:
-        self.reader = reader
-        self.cond = threading.Condition()
-        self.tag_events = 0
-
-    def link_up(self, hello: DeviceHello) -> None:
-        self.reader.link_up(hello)
-
-    def link_down(self, reason: str) -> None:
-        self.reader.link_down(reason)
-
-    def frames_lost(self, lost: FramesLost) -> None:
-        self.reader.frames_lost(lost)
-
-    def tick(self) -> None:
-        self.reader.tick()
-
-    def received(self, msg: DeviceMessage) -> None:
-        self.reader.received(msg)
-        if isinstance(msg, TagSeen | TagGone):
-            with self.cond:
-                self.tag_events += 1
-                self.cond.notify_all()
-
-    def wait_tag_events(self, n: int) -> None:
-        with self.cond:
-            assert self.cond.wait_for(lambda: self.tag_events >= n, WAIT), (self.tag_events, n)
-
-
 class FakeClock:
     def __init__(self) -> None:
         self.t = 1000.0
@@ -92,7 +55,6 @@ class Rig:
     ctrl: VirtualRfidController
     reader: RfidReader
     link: SerialLink
-    counting: Counting
     log: list[Observation]
     sentinels: int = 0
 
@@ -141,11 +103,10 @@ def make_rig(*, flicker: FlickerModel = NO_FLICKER, hold: float = 0.3,
     ctrl.start()
     reader = RfidReader(resolver=Resolver(), config=ReaderConfig(hold_time=hold),
                         **({"clock": clock} if clock else {}))  # type: ignore[arg-type]
-    counting = Counting(reader)
-    serial_link = SerialLink(url=url or ctrl.path, listener=counting, config=link)
+    serial_link = SerialLink(url=url or ctrl.path, listener=reader, config=link)
     reader.bind(serial_link.send)
     serial_link.start()
-    return Rig(ctrl, reader, serial_link, counting, [])
+    return Rig(ctrl, reader, serial_link, [])
 
 
 @pytest.fixture
@@ -299,7 +260,8 @@ def test_flicker_and_dropouts_on_a_driven_clock() -> None:
         def cycles(n: int) -> None:
             for _ in range(n):
                 rig.ctrl.scan_once()
-                rig.counting.wait_tag_events(rig.ctrl.edges_sent)  # the reader is in step
+                # the reader has handled every edge sent: it is in step with the controller
+                assert rig.reader.wait_tag_events(rig.ctrl.edges_sent, WAIT)
                 clock.t += 0.1
                 rig.reader.poll()
 
@@ -354,3 +316,33 @@ def test_incompatible_protocol_version_is_refused() -> None:
     finally:
         rig.link.stop()
         rig.ctrl.stop()
+
+
+def test_rfid_service_from_a_config_table() -> None:
+    ctrl = VirtualRfidController(flicker=NO_FLICKER, heartbeat_interval=0.1)
+    ctrl.start()
+    got: queue.Queue[Observation] = queue.Queue()
+    config = RfidConfig.from_dict({"port": ctrl.path, "hold_time": 0.2,
+                                   "antennas": {"0": "board", "1": "muck"}})
+    try:
+        with RfidService(config=config, resolver=Resolver(), sink=got.put) as service:
+            status = got.get(timeout=WAIT)
+            assert isinstance(status, SensorStatus) and status.online
+            ctrl.place(UIDS[DECK[0]], 1)
+            ctrl.scan_once()
+            obs = got.get(timeout=WAIT)
+            assert isinstance(obs, CardObservation)
+            assert (obs.zone, obs.card) == ("muck", DECK[0])
+            assert service.reader.online
+    finally:
+        ctrl.stop()
+
+
+def test_controller_reports_a_bad_frame_from_the_host(rig: Rig) -> None:
+    rig.status(True)
+    bogus = SetOutputs(lamp=9, buzzer=BuzzerPattern.OFF)  # type: ignore[arg-type]
+    assert rig.link.send(bogus)
+    assert rig.ctrl.wait_until(lambda: len(rig.ctrl.host_losses) == 1, WAIT)
+    rig.barrier()
+    assert rig.reader.stats.last_device_error.startswith("BAD_FRAME: 1 bad frame")
+    assert rig.ctrl.outputs == SetOutputs()  # the invalid command changed nothing
