@@ -291,7 +291,7 @@ def build_runner(scenario: Scenario, *, listeners: Listeners | None = None) -> S
     controller = wiring.build_controller(scenario)
     chains: list[SensorChain] = []
     if "rfid" in scenario.table.sensors:
-        chains.append(wiring.build_rfid(model, clock))
+        chains.append(wiring.build_pty_rfid(model, clock, seed=scenario.deck_seed))
     button = wiring.build_button(clock, random.Random(f"button:{scenario.deck_seed}"))
     chains.append(button)
     return ScenarioRunner(scenario=scenario, world=world, controller=controller, chains=chains,

@@ -13,12 +13,15 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_bridge.button import ShufflerButton
+from firmware_bridge.link import SerialLink
 from firmware_bridge.protocol import (
     PROTOCOL_MAJOR,
     PROTOCOL_MINOR,
@@ -33,14 +36,16 @@ from firmware_bridge.protocol import (
     TagSeen,
 )
 from firmware_bridge.reader import RfidReader
-from firmware_bridge.rfid_config import DEFAULT_ANTENNA_ZONES, ReaderConfig
+from firmware_bridge.rfid_config import DEFAULT_ANTENNA_ZONES, LinkConfig, ReaderConfig
 from hw_sim.clock import SimClock
 from hw_sim.gpio import Bounce, SimGpio, bounce_burst
+from hw_sim.rfid_controller import FlickerModel, VirtualRfidController
 from hw_sim.scenario import Scenario, ScenarioAction
 from hw_sim.table_model import TableModel
 from table_controller.alerts import Alert
 from table_controller.observations import Observation
 
+log = logging.getLogger(__name__)
 ZONE_ANTENNAS = {zone: antenna for antenna, zone in DEFAULT_ANTENNA_ZONES.items()}
 
 
@@ -153,6 +158,107 @@ class InProcessRfid:
 
     def close(self) -> None:
         self.reader.link_down("simulation ended")
+
+
+@dataclass(slots=True)
+class PtyRfid:
+    """The RFID chain over a real serial connection: the table model's tags are laid on the
+    antennas of a :class:`hw_sim.rfid_controller.VirtualRfidController` serving a pty; the REAL
+    :class:`firmware_bridge.link.SerialLink` (pyserial) reads it and feeds the REAL reader.
+
+    Each poll runs one scan cycle and waits (in real time, bounded) until the link has decoded
+    every frame the controller sent, so the reader has seen the cycle before the clock moves.
+    Faults go through the virtual controller: random bytes on the line, the cable pulled and
+    put back, a tag missing its reads for three scan cycles."""
+
+    antennas: ModelAntennas
+    controller: VirtualRfidController
+    link: SerialLink
+    reader: RfidReader
+    outbox: list[Observation]
+    name: str = "rfid"
+    plug_at: float | None = None
+    wait_s: float = 2.0
+
+    def start(self) -> None:
+        self.controller.start()
+        self.link.start()
+        self._wait(lambda: self.reader.online, "the RFID link to come up")
+
+    def poll(self, now: float) -> list[Observation]:
+        if self.plug_at is not None and now >= self.plug_at:
+            self.plug_at = None
+            self.controller.plug()
+            self._wait(lambda: self.reader.online, "the RFID link to come back")
+        reads = self.antennas.reads(now)
+        present = {uid for tags in self.controller.present().values() for uid in tags}
+        for uid in present - set(reads):
+            self.controller.remove(uid)
+        for uid, antenna in reads.items():
+            self.controller.place(uid, antenna)
+        sent0, got0 = self.controller.frames_sent, self._received()
+        self.controller.scan_once()
+        if self.plug_at is None:
+            self._wait(lambda: self._received() - got0 >= self.controller.frames_sent - sent0,
+                       "the RFID frames to arrive")
+        self.reader.poll(now)
+        out = list(self.outbox)
+        self.outbox.clear()
+        return out
+
+    def _received(self) -> int:
+        return self.link.stats.messages + self.link.stats.frames_lost
+
+    def _wait(self, predicate: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + self.wait_s
+        while not predicate():
+            if time.monotonic() > deadline:
+                log.warning("simulator: gave up waiting for %s", what)
+                return
+            time.sleep(0.0005)
+
+    def next_due(self, now: float) -> float | None:
+        return self.plug_at
+
+    def fault(self, kind: str, now: float) -> bool:
+        if kind == "serial_garbage":
+            self.controller.inject_garbage()
+            return True
+        if kind == "serial_unplug":
+            self.controller.unplug()
+            self._wait(lambda: not self.link.connected.is_set(), "the link to notice the unplug")
+            self.plug_at = now + 0.5
+            return True
+        if kind == "tag_dropout":
+            felt = self.antennas.model.felt
+            if felt:  # the most recently placed card misses 3 scan cycles (0.3 s)
+                self.controller.drop_out(felt[-1].uid, 3)
+            return True
+        return False
+
+    def close(self) -> None:
+        self.link.stop()
+        self.controller.stop()
+
+
+def build_pty_rfid(model: TableModel, clock: SimClock, *, seed: int = 0,
+                   config: ReaderConfig | None = None) -> PtyRfid:
+    """The RFID chain over a pty. Reader, link (heartbeat and silence timeouts) and the
+    controller (scan and heartbeat times) all run on the simulator's clock, so both ends of
+    the link agree on time however fast the scenario runs."""
+    outbox: list[Observation] = []
+    reader = RfidReader(resolver=model.registry, config=config or ReaderConfig(),
+                        sink=outbox.append, clock=clock)
+    controller = VirtualRfidController(seed=seed, clock=clock, flicker=FlickerModel())
+    # The virtual controller sends its heartbeats from its own thread when it gets the CPU,
+    # while the simulated clock may jump 0.1 s per look: a 1.5 s silence timeout would fire
+    # falsely on a busy machine. Unplugging is still seen at once (the pty goes away).
+    link = SerialLink(url=controller.path, listener=reader, clock=clock,
+                      config=LinkConfig(rx_timeout=30.0))
+    reader.bind(link.send)
+    chain = PtyRfid(ModelAntennas(model), controller, link, reader, outbox)
+    chain.start()
+    return chain
 
 
 def build_rfid(model: TableModel, clock: SimClock, *,

@@ -8,19 +8,22 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from hw_sim.clock import SimClock
 from hw_sim.dealer import Dealer
 from hw_sim.expectations import differences
 from hw_sim.runner import ScenarioRunner, SimWorld, Timing
 from hw_sim.scenario import ScenarioAction, parse_scenario
 from hw_sim.table_model import TableModel
-from hw_sim.wiring import build_button, build_rfid
+from hw_sim.wiring import build_button, build_pty_rfid, build_rfid
 from table_controller.alerts import Alert
 from table_controller.observations import (
     ButtonPressed,
     CardEvent,
     CardObservation,
     Observation,
+    SensorStatus,
 )
 
 SCENARIO = """
@@ -115,7 +118,8 @@ class StandIn:
         return {1: 100, 2: 100, 3: 100}
 
 
-def test_runner_drives_real_reader_and_button_and_attributes_steps() -> None:
+@pytest.mark.parametrize("rfid", ["pty", "in_process"])
+def test_runner_drives_real_reader_and_button_and_attributes_steps(rfid: str) -> None:
     sc = parse_scenario(SCENARIO, source="r.toml")
     clock = SimClock()
     model = TableModel()
@@ -123,12 +127,14 @@ def test_runner_drives_real_reader_and_button_and_attributes_steps() -> None:
                      deck_rng=random.Random(sc.deck_seed), first_order=sc.deck_order)
     controller = StandIn()
     button = build_button(clock, random.Random(2))
+    chain = build_pty_rfid(model, clock) if rfid == "pty" else build_rfid(model, clock)
     runner = ScenarioRunner(scenario=sc, world=world, controller=controller,
-                            chains=[build_rfid(model, clock), button], button=button,
+                            chains=[chain, button], button=button,
                             timing=Timing(tick=0.1, settle=1.0))
     record = runner.run()
     runner.close()
     assert record.errors == []
+    assert sum(isinstance(o, SensorStatus) and not o.online for o in controller.observed) == 1
     assert differences(sc, record) == []
     presses = [o for o in controller.observed if isinstance(o, ButtonPressed)]
     assert len(presses) == 1  # the bounce burst is one press
