@@ -376,7 +376,11 @@ def all_in_runout(mon: DealingMonitor) -> bool:
     """No more betting is possible: the cards are turned up at once (rules.md §4, TDA 2024
     16 [002 #11])."""
     run = mon.run
-    return run is not None and run.hand.betting_complete and run.hand.to_act is None
+    if run is None or not run.hand.betting_complete:
+        return False
+    stacks = run.hand.stacks
+    can_bet = [s for s in run.hand.live_seats if stacks.get(s, 0) > 0]
+    return len(can_bet) <= 1 and len(run.hand.live_seats) >= 2
 
 
 # --------------------------------------------------------------------- deal end

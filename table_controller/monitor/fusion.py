@@ -192,23 +192,26 @@ class SensorFusion:
     def _camera_candidate(self, zone: str, card: Card | None) -> TrackedCard | None:
         """A card in ``zone`` the camera sees and no tag names yet."""
         found = [c for c in self.picture if c.zone == zone and c.rfid_key is None
-                 and c.camera_seen and _compatible(c.camera_card, card)]
+                 and c.camera_seen]
         return self._best(found, card, lambda c: c.camera_card)
 
     def _tag_candidate(self, zone: str, card: Card | None) -> TrackedCard | None:
         """A card in ``zone`` the reader sees and no camera track covers yet."""
         found = [c for c in self.picture if c.zone == zone and c.camera_key is None
-                 and c.rfid_seen and not c.pending and _compatible(c.card, card)]
+                 and c.rfid_seen and not c.pending]
         return self._best(found, card, lambda c: c.card)
 
     @staticmethod
     def _best(found: list[TrackedCard], card: Card | None,
               ident: Callable[[TrackedCard], Card | None]) -> TrackedCard | None:
-        """The oldest candidate, preferring one whose identity matches ``card``."""
-        if not found:
-            return None
-        exact = [c for c in found if card is not None and ident(c) == card]
-        return min(exact or found, key=lambda c: c.seq)
+        """The candidate whose identity matches ``card``, else the oldest compatible one,
+        else the oldest at all (the two sensors then disagree about its identity: a
+        SENSOR_CONFLICT once the settle time has passed)."""
+        for pool in ([c for c in found if card is not None and ident(c) == card],
+                     [c for c in found if _compatible(ident(c), card)], found):
+            if pool:
+                return min(pool, key=lambda c: c.seq)
+        return None
 
     def _learn(self, tc: TrackedCard, card: Card | None, foreign: bool, joker: bool,
                t: float) -> list[Fused]:

@@ -1,0 +1,197 @@
+"""Card identity, the stub, the console and the green button: duplicate and foreign cards,
+jokers, face-up cards in the stub, cards exposed by players, the deck check, actions out of turn,
+time, hands without a button press (alerts.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from table_controller.alerts import Severity
+from table_controller.cards import parse_card
+from table_controller.monitor import ConsoleAction
+from table_controller.observations import CardEvent, CardObservation, Face, Source
+from table_controller.zones import BOARD, BURN, SHUFFLER
+from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
+
+THREE = {1: 100, 2: 100, 3: 100}
+
+
+@pytest.mark.parametrize("sensors", [("rfid",), ("rfid", "camera")], ids=["rfid", "both"])
+def test_duplicate_in_a_hole_is_found_during_the_deal(sensors: tuple[str, ...]) -> None:
+    felt = monitor(THREE, sensors=sensors, seats=3, top=["Kh"])
+    felt.button()
+    felt.place("seat2")
+    out = felt.bring("seat3", "Kh", copy=True)
+    assert codes(out) == ["DUPLICATE_CARD"] and out[0].cards == (parse_card("Kh"),)
+    assert felt.mon.halted == "DUPLICATE_CARD"
+
+
+def test_duplicate_voids_even_after_substantial_action() -> None:
+    """TDA 2024 35-E: all bets returned whatever action has happened."""
+    felt = monitor(THREE, seats=3, top=["Kh"])
+    felt.button()
+    felt.deal_hole()
+    felt.act("1 raise 6", "2 call", "3 call")
+    felt.deal_street(3)
+    felt.act("2 bet 10", "3 call")
+    out = felt.bring(BURN, "Kh", copy=True)
+    assert codes(out) == ["DUPLICATE_CARD"]
+    felt.collect()
+    felt.resolve("DUPLICATE_CARD")
+    assert felt.mon.table.stacks == THREE and felt.mon.events[-1].voided
+
+
+@pytest.mark.parametrize("sensors", [("rfid",), ("rfid", "camera")], ids=["rfid", "both"])
+def test_foreign_card_in_a_hand_voids_it(sensors: tuple[str, ...]) -> None:
+    felt = monitor(THREE, sensors=sensors, seats=3)
+    felt.button()
+    felt.deal_hole()
+    felt.act("1 raise 6", "2 call", "3 call")
+    felt.place(BURN)
+    out = felt.bring(BOARD, "9c", foreign=True)
+    assert codes(out) == ["FOREIGN_CARD"] and out[0].severity is Severity.STOP
+    assert "void" in out[0].remedy and felt.mon.halted == "FOREIGN_CARD"
+    felt.collect()
+    felt.resolve("FOREIGN_CARD")
+    assert felt.mon.table.stacks == THREE
+
+
+def test_foreign_card_in_the_muck_is_only_removed() -> None:
+    felt = monitor(THREE, seats=3)
+    felt.button()
+    felt.deal_hole()
+    out = felt.bring("muck", "9c", foreign=True)
+    assert codes(out) == ["FOREIGN_CARD"] and "void" not in out[0].remedy.lower()
+    assert codes(felt.resolve("FOREIGN_CARD")) == ["FOREIGN_CARD"]  # still there
+    felt.take_back("9c")
+    assert felt.resolve("FOREIGN_CARD") == []
+    assert felt.mon.halted is None
+    assert codes(felt.act("1 fold", "2 fold")) == []
+    assert felt.mon.table.stacks == {1: 100, 2: 99, 3: 101}
+
+
+@pytest.mark.parametrize("sensors", MODES, ids=MODE_IDS)
+def test_joker_is_discarded_and_replaced(sensors: tuple[str, ...]) -> None:
+    felt = monitor(THREE, sensors=sensors, seats=3)
+    felt.button()
+    felt.place("seat2")
+    out = felt.bring("seat3", None, joker=True, face=Face.UP if sensors == ("camera",)
+                     else Face.DOWN)
+    assert codes(out) == ["JOKER"] and out[0].seat == 3
+    joker = felt.on_felt("seat3")[0]
+    assert codes(felt.resolve("JOKER")) == ["JOKER"]  # not discarded yet
+    felt.alerts += felt.mon.observe(CardObservation(
+        event=CardEvent.REMOVED, zone="seat3", t=felt.t, source=Source.RFID, key=joker.uid))
+    if joker.track is not None:
+        felt.alerts += felt.mon.observe(CardObservation(
+            event=CardEvent.REMOVED, zone="seat3", t=felt.t, source=Source.CAMERA,
+            key=joker.track))
+    joker.zone = "gone"
+    felt.settle()
+    for seat in (3, 1, 2, 3, 1):  # the joker took no place in the deal
+        assert codes(felt.place(f"seat{seat}")) == []
+    assert felt.resolve("JOKER") == []
+    assert codes(felt.act("1 fold", "2 fold")) == []
+
+
+@pytest.mark.parametrize("sensors", [("camera",), ("rfid", "camera")], ids=["camera", "both"])
+def test_face_up_card_in_the_stub(sensors: tuple[str, ...]) -> None:
+    felt = monitor(THREE, sensors=sensors, seats=3)
+    felt.button()
+    out = felt.mon.observe(CardObservation(
+        event=CardEvent.PLACED, zone=SHUFFLER, t=felt.t, source=Source.CAMERA, key="stub1",
+        card=parse_card("8h"), face=Face.UP))
+    out += felt.settle()
+    assert codes(out) == ["FACE_UP_IN_DECK"] and out[0].cards == (parse_card("8h"),)
+    assert codes(felt.resolve("FACE_UP_IN_DECK")) == ["FACE_UP_IN_DECK"]
+    felt.mon.observe(CardObservation(event=CardEvent.REMOVED, zone=SHUFFLER, t=felt.t,
+                                     source=Source.CAMERA, key="stub1"))
+    felt.settle()
+    assert felt.resolve("FACE_UP_IN_DECK") == []
+    out = felt.mon.observe(CardObservation(
+        event=CardEvent.PLACED, zone=SHUFFLER, t=felt.t, source=Source.CAMERA, key="stub2",
+        card=parse_card("9h"), face=Face.UP))
+    assert codes(out + felt.settle()) == ["MISDEAL_MULTIPLE_EXPOSED"]  # two seen [002 #31]
+
+
+@pytest.mark.parametrize("sensors", [("camera",), ("rfid", "camera")], ids=["camera", "both"])
+def test_card_exposed_by_player_is_info_and_not_at_showdown(sensors: tuple[str, ...]) -> None:
+    felt = monitor(THREE, sensors=sensors, seats=3, seed=21)
+    felt.button()
+    felt.deal_hole()
+    felt.act("1 call", "2 call", "3 check")
+    card = str(felt.on_felt("seat1")[0].card)
+    out = felt.flip(card)
+    assert [a.code for a in out] == ["CARD_EXPOSED_BY_PLAYER"]
+    assert out[0].severity is Severity.INFO and out[0].seat == 1
+    for street in (3, 1, 1):
+        felt.deal_street(street)
+        felt.act("2 check", "3 check", "1 check")
+    assert codes(felt.showdown(), game_only=False) == []
+
+
+def test_deck_check_at_the_green_button() -> None:
+    felt = monitor(THREE, sensors=("rfid",), seats=3, stub_visible=True)
+    missing = felt.stub.pop(10)
+    for p in felt.stub:
+        felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=SHUFFLER, t=felt.t,
+                                         source=Source.RFID, key=p.uid, card=p.card))
+    out = felt.button()
+    assert codes(out) == ["DECK_INCOMPLETE"] and out[0].cards == (missing.card,)
+    assert "missing" in out[0].message
+
+
+def test_full_deck_passes_the_check() -> None:
+    felt = monitor(THREE, sensors=("rfid",), seats=3, stub_visible=True)
+    for p in felt.stub:
+        felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=SHUFFLER, t=felt.t,
+                                         source=Source.RFID, key=p.uid, card=p.card))
+    assert felt.button() == []
+
+
+def test_action_out_of_turn_is_held_by_the_engine() -> None:
+    felt = monitor({1: 100, 2: 100, 3: 100, 4: 100}, seats=4)
+    felt.button()
+    felt.deal_hole()
+    out = felt.act("1 call")  # seat 4 is to act
+    assert codes(out) == ["ACTION_OUT_OF_TURN"] and out[0].seat == 1
+    assert "seat 4 was to act" in out[0].message
+    assert codes(felt.act("4 fold", "2 fold")) == []  # seat 1's call applies in its turn
+    hand = felt.mon.hand
+    assert hand is not None and hand.to_act == 3
+
+
+def test_time_expired_kills_the_hand() -> None:
+    felt = monitor(THREE, seats=3)
+    felt.button()
+    felt.deal_hole()
+    out = felt.mon.console(ConsoleAction(1, "time_expired", None, felt.t))
+    assert [a.code for a in out] == ["TIME_EXPIRED"] and out[0].seat == 1
+    assert codes(felt.act("2 fold")) == []
+    assert felt.mon.table.stacks == {1: 100, 2: 99, 3: 101}
+
+
+def test_green_button_during_a_hand_is_ignored() -> None:
+    felt = monitor(THREE, seats=3)
+    felt.button()
+    out = felt.button()
+    assert codes(out) == ["GREEN_BUTTON_DURING_HAND"] and felt.mon.hand_number == 1
+
+
+@pytest.mark.parametrize("sensors", MODES, ids=MODE_IDS)
+def test_card_without_hand(sensors: tuple[str, ...]) -> None:
+    felt = monitor(THREE, sensors=sensors, seats=3)
+    out = felt.place("seat2")
+    assert codes(out) == ["CARD_WITHOUT_HAND"] and out[0].hand is None and out[0].seat == 2
+    felt.collect()
+    assert felt.button() == [] and felt.mon.open_alerts == ()
+
+
+def test_cards_gathered_after_a_hand_raise_nothing() -> None:
+    felt = monitor(THREE, seats=3)
+    felt.button()
+    felt.deal_hole()
+    felt.act("1 fold", "2 fold")
+    assert felt.mon.hand is None
+    assert codes(felt.move(str(felt.on_felt("seat1")[0].card), "muck")) == []
+    assert codes(felt.collect()) == []
