@@ -85,6 +85,7 @@ class SerialLink:
         self.connected = threading.Event()
         """Set while the handshake is done and the link is up; cleared when it drops."""
         self.connections = 0
+        self.listener_errors = 0
         self.disconnects = 0
         self.last_error = ""
         self.device: DeviceHello | None = None
@@ -141,16 +142,28 @@ class SerialLink:
         return True
 
     # ------------------------------------------------------------------ thread
+    def _notify(self, callback: Callable[..., None], *args: object) -> None:
+        """Call the listener; its bug is logged and counted, never the end of the link."""
+        try:
+            callback(*args)
+        except Exception:
+            self.listener_errors += 1
+            log.exception("RFID link listener failed in %s", getattr(callback, "__name__", "?"))
+
     def _run(self) -> None:
         backoff = self.config.backoff_initial
         while not self._stop.is_set():
-            reason, was_up = self._connect_and_serve()
+            try:
+                reason, was_up = self._connect_and_serve()
+            except Exception as exc:  # an unforeseen failure must not end the thread
+                log.exception("RFID link %s: unexpected error", self.url)
+                reason, was_up = f"unexpected error: {exc!r}", False
             if self._stop.is_set():
                 break
             if was_up:
                 backoff = self.config.backoff_initial
             self.last_error = reason
-            self._listener.link_down(reason)
+            self._notify(self._listener.link_down, reason)
             log.warning("RFID link %s: %s; retrying in %.2f s", self.url, reason, backoff)
             self._stop.wait(backoff)
             backoff = min(backoff * 2, self.config.backoff_max)
@@ -174,7 +187,7 @@ class SerialLink:
                 self._up = True
             self.connections += 1
             self.connected.set()
-            self._listener.link_up(hello)
+            self._notify(self._listener.link_up, hello)
             self._serve(port)
             return "stopped", True
         except _LinkLost as exc:
@@ -232,13 +245,13 @@ class SerialLink:
                 for item in self._decoder.feed(data):
                     last_rx = now
                     if isinstance(item, FramesLost):
-                        listener.frames_lost(item)
+                        self._notify(listener.frames_lost, item)
                     elif isinstance(item, DeviceHello):
                         # the controller restarted: a new session on the same port
                         self.device = item
-                        listener.link_up(item)
+                        self._notify(listener.link_up, item)
                     elif isinstance(item, DEVICE_CLASSES):
-                        listener.received(item)
+                        self._notify(listener.received, item)
             if now - last_rx > cfg.rx_timeout:
                 raise _LinkLost(f"controller silent for {cfg.rx_timeout} s")
             if now >= next_heartbeat:
@@ -246,4 +259,4 @@ class SerialLink:
                     if not self._write(port, HostHeartbeat()):
                         raise _LinkLost(self.last_error)
                 next_heartbeat = now + cfg.heartbeat_interval
-            listener.tick()
+            self._notify(listener.tick)

@@ -14,8 +14,12 @@ from firmware_bridge.link import SerialLink
 from firmware_bridge.protocol import (
     BuzzerPattern,
     DeviceErrorCode,
+    DeviceHello,
+    DeviceMessage,
+    FramesLost,
     LampPattern,
     SetOutputs,
+    TagSeen,
 )
 from firmware_bridge.reader import RfidReader
 from firmware_bridge.rfid import RfidService
@@ -346,3 +350,48 @@ def test_controller_reports_a_bad_frame_from_the_host(rig: Rig) -> None:
     rig.barrier()
     assert rig.reader.stats.last_device_error.startswith("BAD_FRAME: 1 bad frame")
     assert rig.ctrl.outputs == SetOutputs()  # the invalid command changed nothing
+
+
+def test_a_failing_listener_does_not_end_the_link() -> None:
+    ctrl = VirtualRfidController(flicker=NO_FLICKER, heartbeat_interval=0.1)
+    ctrl.start()
+    reader = RfidReader(resolver=Resolver())
+
+    class Flaky:
+        """Raises on the first TAG_SEEN, passes everything else to the reader."""
+
+        def __init__(self) -> None:
+            self.failed = False
+
+        def link_up(self, hello: DeviceHello) -> None:
+            reader.link_up(hello)
+
+        def link_down(self, reason: str) -> None:
+            reader.link_down(reason)
+
+        def frames_lost(self, lost: FramesLost) -> None:
+            reader.frames_lost(lost)
+
+        def tick(self) -> None:
+            reader.tick()
+
+        def received(self, msg: DeviceMessage) -> None:
+            if isinstance(msg, TagSeen) and not self.failed:
+                self.failed = True
+                raise RuntimeError("listener bug")
+            reader.received(msg)
+
+    link = SerialLink(url=ctrl.path, listener=Flaky(), config=FAST)
+    reader.bind(link.send)
+    link.start()
+    try:
+        assert isinstance(reader.observations.get(timeout=WAIT), SensorStatus)
+        ctrl.place(UIDS[DECK[5]], 0)
+        ctrl.place(UIDS[DECK[6]], 1)
+        ctrl.scan_once()
+        obs = reader.observations.get(timeout=WAIT)
+        assert isinstance(obs, CardObservation) and obs.card == DECK[6]
+        assert link.listener_errors == 1 and link.connections == 1
+    finally:
+        link.stop()
+        ctrl.stop()
