@@ -16,6 +16,8 @@ from collections.abc import Sequence
 COMMANDS: list[tuple[str, str, str]] = [
     ("phh", "table_controller.commands.phh", "hand histories in the PHH format"),
     ("sim", "table_controller.commands.sim", "run a scenario on the simulated table"),
+    ("vision", "table_controller.commands.vision", "overhead camera: enrol, detect, calibrate"),
+    ("deck", "table_controller.commands.deck", "enrol the table's decks, choose the one in play"),
 ]
 
 
