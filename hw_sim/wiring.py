@@ -166,8 +166,9 @@ class PtyRfid:
     antennas of a :class:`hw_sim.rfid_controller.VirtualRfidController` serving a pty; the REAL
     :class:`firmware_bridge.link.SerialLink` (pyserial) reads it and feeds the REAL reader.
 
-    Each poll runs one scan cycle and waits (in real time, bounded) until the link has decoded
-    every frame the controller sent, so the reader has seen the cycle before the clock moves.
+    Each poll runs one scan cycle and waits (in real time, bounded) until the reader has
+    handled every tag event the controller sent, so it has seen the cycle before the clock
+    moves.
     Faults go through the virtual controller: random bytes on the line, the cable pulled and
     put back, a tag missing its reads for three scan cycles."""
 
@@ -196,18 +197,16 @@ class PtyRfid:
             self.controller.remove(uid)
         for uid, antenna in reads.items():
             self.controller.place(uid, antenna)
-        sent0, got0 = self.controller.frames_sent, self._received()
+        handled0, sent0 = self.reader.stats.tag_events, self.controller.edges_sent
         self.controller.scan_once()
-        if self.plug_at is None:
-            self._wait(lambda: self._received() - got0 >= self.controller.frames_sent - sent0,
-                       "the RFID frames to arrive")
+        sent = self.controller.edges_sent - sent0
+        if sent and not self.reader.wait_tag_events(handled0 + sent, self.wait_s):
+            log.warning("simulator: %d RFID tag event(s) did not arrive in %.1f s", sent,
+                        self.wait_s)
         self.reader.poll(now)
         out = list(self.outbox)
         self.outbox.clear()
         return out
-
-    def _received(self) -> int:
-        return self.link.stats.messages + self.link.stats.frames_lost
 
     def _wait(self, predicate: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + self.wait_s
