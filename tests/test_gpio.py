@@ -228,3 +228,27 @@ def test_sim_press_plays_bursts_in_time_order() -> None:
     levels = [c.level for c in gpio.history(17)]
     assert levels[0] is True and levels[-1] is True
     assert all(x != y for x, y in itertools.pairwise(levels))
+
+
+# -- configuration -------------------------------------------------------------------------------
+
+
+def test_gpio_config_defaults_and_errors() -> None:
+    from firmware_bridge.gpio.config import RESERVED_PINS, GpioConfig, GpioConfigError
+
+    config = GpioConfig.from_dict({"backend": "sim"})
+    assert (config.button, config.red, config.amber, config.buzzer) == (17, 22, 23, 24)
+    assert not {config.button, config.red, config.amber, config.buzzer} & RESERVED_PINS
+    assert GpioConfig().backend == "rpi"  # the simulator is never the default
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"backend": "gpiozero"}, "gpio.backend: 'gpiozero' is not one of rpi, sim"),
+        ({"red": 40}, "gpio.red: 40 is not a BCM pin number"),
+        ({"buzzer": 17}, "gpio.buzzer: pin 17 is also gpio.button"),
+        ({"debounce": 2}, "gpio.debounce: 2 must be seconds"),
+        ({"outputs_active_low": "yes"}, "gpio.outputs_active_low: 'yes' is not true/false"),
+        ({"bell": 5}, "gpio: unknown key(s) ['bell']"),
+    ]
+    for table, message in cases:
+        with pytest.raises(GpioConfigError) as info:
+            GpioConfig.from_dict(table)
+        assert str(info.value).startswith(message), (table, str(info.value))
