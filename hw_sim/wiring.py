@@ -374,6 +374,9 @@ def build_controller(scenario: Scenario) -> MonitorController:
         monitor_mod = importlib.import_module("table_controller.monitor")
     except ImportError as exc:
         raise WiringError(f"the controller is not available: {exc}") from None
+    if not hasattr(monitor_mod, "DealingMonitor"):
+        raise WiringError("the controller is not available: table_controller.monitor has no "
+                          "DealingMonitor")
     t = scenario.table
     structure = {"nlhe": engine.Structure.NO_LIMIT, "plhe": engine.Structure.POT_LIMIT,
                  "flhe": engine.Structure.FIXED_LIMIT}[t.game]

@@ -1,0 +1,75 @@
+"""``table-controller sim``: exit statuses, --json lines, --check, and every scenario file
+(the project's own copies always; the shared set when ../shared/scenarios exists)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+
+from table_controller.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT / "../shared/scenarios"
+PROJECT = ROOT / "table_controller/data/scenarios"
+OWN = Path(__file__).resolve().parent / "scenarios"
+
+
+def controller_ready() -> bool:
+    try:
+        return hasattr(importlib.import_module("table_controller.monitor"), "DealingMonitor")
+    except ImportError:
+        return False
+
+
+needs_controller = pytest.mark.skipif(not controller_ready(),
+                                      reason="the dealing monitor has not landed yet")
+
+
+def test_invalid_scenario_exits_2_naming_file_and_step(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text((PROJECT / "03-misdeal-wrong-first-seat.toml").read_text()
+                   .replace('to = "seat3"', 'to = "seat9"'))
+    assert main(["sim", str(bad), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "step 2" in err and "seat9" in err
+
+
+def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", str(tmp_path / "none.toml")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def scenario_files() -> list[Path]:
+    files = sorted(PROJECT.glob("*.toml")) + sorted(OWN.glob("*.toml"))
+    if SHARED.is_dir():
+        files += sorted(SHARED.glob("*.toml"))
+    return files
+
+
+@needs_controller
+@pytest.mark.parametrize("path", scenario_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_scenario_passes_check(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["sim", str(path), "--json", "--check"])
+    out, err = capsys.readouterr()
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines and lines[-1]["type"] == "summary"
+    assert rc == 0, err
+    assert lines[-1]["passed"] is True
+    for obj in lines[:-1]:
+        assert obj["type"] in ("alert", "hand_end")
+        if obj["type"] == "alert":
+            assert set(obj) == {"type", "code", "severity", "hand", "seat", "cards", "rule",
+                                "message", "remedy", "time"}
+
+
+@needs_controller
+def test_check_names_a_difference(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text((PROJECT / "07-heads-up-order.toml").read_text()
+                     .replace("stacks = {3 = 49, 6 = 51}", "stacks = {3 = 50, 6 = 50}"))
+    assert main(["sim", str(wrong), "--check"]) == 1
+    assert "seat 3: expected stack 50, got 49" in capsys.readouterr().err
