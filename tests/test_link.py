@@ -4,11 +4,15 @@ timeout; nothing sleeps hoping the other side is done."""
 
 from __future__ import annotations
 
+import itertools
 import queue
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
+import serial
 
 from firmware_bridge.link import SerialLink
 from firmware_bridge.protocol import (
@@ -395,3 +399,31 @@ def test_a_failing_listener_does_not_end_the_link() -> None:
     finally:
         link.stop()
         ctrl.stop()
+
+
+def test_reconnection_backs_off_exponentially_up_to_the_maximum() -> None:
+    attempts: list[float] = []
+    five = threading.Event()
+
+    def opener(url: str, **kw: object) -> serial.Serial:
+        attempts.append(time.monotonic())
+        if len(attempts) >= 5:
+            five.set()
+        raise serial.SerialException(f"could not open port {url}: [Errno 2] No such file")
+
+    reader = RfidReader(resolver=Resolver())
+    config = LinkConfig(backoff_initial=0.02, backoff_max=0.08)
+    link = SerialLink(url="/dev/ttyACM9", listener=reader, config=config, open_port=opener)
+    link.start()
+    try:
+        assert five.wait(WAIT)
+    finally:
+        link.stop()
+    gaps = [b - a for a, b in itertools.pairwise(attempts)]
+    for gap, least in zip(gaps, (0.02, 0.04, 0.08, 0.08), strict=False):
+        assert gap >= least - 0.002, gaps
+    statuses = []
+    while not reader.observations.empty():
+        statuses.append(reader.observations.get_nowait())
+    assert len(statuses) == 1  # one SENSOR_OFFLINE however many attempts fail
+    assert "/dev/ttyACM9" in link.last_error
