@@ -83,6 +83,11 @@ class DealingMonitor:
         return self.last_number
 
     @property
+    def hand_ends(self) -> list[HandEnd]:
+        """The same records as :attr:`events`: one per hand that ended, in order."""
+        return self.events
+
+    @property
     def open_alerts(self) -> tuple[Alert, ...]:
         """Alerts whose remedy the floor has not yet confirmed (stop, fix and warn)."""
         return self.book.alerts

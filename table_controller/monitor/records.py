@@ -40,7 +40,7 @@ class MonitorConfig:
 
     rules: RulesProfile = "tda"
     sensors: frozenset[str] = SENSOR_NAMES
-    settle_time: float = 1.0
+    settle_time: float = 0.3
     stub_visible: bool = False
 
     def __post_init__(self) -> None:
