@@ -55,13 +55,19 @@ def check_frame(frame: object) -> Image:
     return frame
 
 
+_GREEN = np.array([[-0.5, 1.0, -0.5]], np.float32)
+
+
+def _greenness(image: Image) -> Image:
+    """G - (R + B) / 2 per pixel, clipped at 0: high on felt, about 0 on white, ink and backs."""
+    return np.asarray(cv2.transform(image, _GREEN), np.uint8)
+
+
 def card_mask(frame: Image, config: DetectorConfig) -> tuple[Image, float]:
     """Half-resolution mask of everything that is not felt, and the felt's greenness."""
     h, w = frame.shape[:2]
     small = cv2.resize(frame, (w // _SCALE, h // _SCALE), interpolation=cv2.INTER_AREA)
-    b, g, r = cv2.split(small)
-    rb = cv2.addWeighted(r, 0.5, b, 0.5, 0.0)
-    green = cv2.subtract(g, rb)
+    green = _greenness(small)
     felt_level = float(np.median(green[::4, ::4]))
     if felt_level < config.min_felt_greenness:
         # No cloth to speak of (a card photographed on white, say): everything bright is card.
@@ -103,22 +109,25 @@ def _fit_quad(contour: npt.NDArray[np.int32]) -> Quad | None:
     if approx is None:
         approx = cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32)
     pts = contour.reshape(-1, 2).astype(np.float32)
+    if len(pts) > 240:
+        pts = pts[:: len(pts) // 160]
+    ends = np.roll(approx, -1, axis=0)
+    edges = ends - approx
+    lengths = np.hypot(edges[:, 0], edges[:, 1])
+    if float(lengths.min()) < 2:
+        return approx
+    dirs = edges / lengths[:, None]
+    rel = pts[None, :, :] - approx[:, None, :]  # (4, N, 2)
+    along = rel[:, :, 0] * dirs[:, None, 0] + rel[:, :, 1] * dirs[:, None, 1]
+    across = np.abs(rel[:, :, 0] * dirs[:, None, 1] - rel[:, :, 1] * dirs[:, None, 0])
+    keep = (along > 0.15 * lengths[:, None]) & (along < 0.85 * lengths[:, None]) & (across < 2.5)
     lines = []
     for i in range(4):
-        a, b = approx[i], approx[(i + 1) % 4]
-        ab = b - a
-        length = float(np.linalg.norm(ab))
-        if length < 2:
-            return approx
-        d = ab / length
-        rel = pts - a
-        along = rel @ d
-        across = np.abs(rel[:, 0] * d[1] - rel[:, 1] * d[0])
-        keep = (along > 0.15 * length) & (along < 0.85 * length) & (across < 2.5)
-        if int(keep.sum()) < 4:
-            lines.append((a, d))
+        side = pts[keep[i]]
+        if len(side) < 4:
+            lines.append((approx[i], dirs[i]))
             continue
-        vx, vy, x0, y0 = cv2.fitLine(pts[keep], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        vx, vy, x0, y0 = cv2.fitLine(side, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
     corners = []
     for i in range(4):
@@ -291,10 +300,9 @@ def _full_res_outlines(frame: Image, contour: npt.NDArray[np.int32], threshold: 
     fh, fw = frame.shape[:2]
     x0, y0 = max(x * _SCALE - 3, 0), max(y * _SCALE - 3, 0)
     x1, y1 = min((x + w) * _SCALE + 3, fw), min((y + h) * _SCALE + 3, fh)
-    roi = frame[y0:y1, x0:x1]
-    b, g, r = cv2.split(roi)
-    green = cv2.subtract(g, cv2.addWeighted(r, 0.5, b, 0.5, 0.0))
-    mask = np.asarray(green < threshold, np.uint8) * 255
+    roi = frame[y0:y1, x0:x1].astype(np.int16)
+    green2 = 2 * roi[:, :, 1] - roi[:, :, 0] - roi[:, :, 2]
+    mask = np.asarray(green2 < 2 * threshold, np.uint8) * 255
     blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
     scaled = (contour.astype(np.float32) * _SCALE + (_SCALE - 1) / 2).astype(np.int32)
     cv2.drawContours(blob, [scaled - np.array([x0, y0], np.int32)], -1, 255, -1)

@@ -32,7 +32,7 @@ CANON = (72, 100)
 """Width, height of the straightened card picture."""
 _THUMB = (18, 25)
 _SHIFT = 2
-_SHORTLIST = 8
+_SHORTLIST = 4
 _BODY_WEIGHT = 0.5
 _DETAIL = (36, 50)
 _DETAIL_WEIGHT = 1.0
@@ -133,9 +133,8 @@ class Recogniser:
         short = np.argsort(-per_card)[:_SHORTLIST]
         rows = np.stack([2 * short, 2 * short + 1], axis=1).ravel()
         others = rows ^ 1
-        corners = self._corners[rows]
-        a = (self._windows(prepared) @ corners.T).max(axis=0)
-        b = (self._windows(turned) @ self._corners[others].T).max(axis=0)
+        a = self._match(prepared, self._corners[rows])
+        b = self._match(turned, self._corners[others])
         detail = self._details[rows] @ _detail(card)
         scores = (np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6
                   + _BODY_WEIGHT * face_scores[rows] + _DETAIL_WEIGHT * detail)
@@ -145,17 +144,21 @@ class Recogniser:
         runner = float(per_short[order[1]]) if len(order) > 1 else top_score - 1.0
         return Recognition(self.labels[int(short[order[0]])], top_score, top_score - runner)
 
-    def _windows(self, img: npt.NDArray[np.float32]) -> Vector:
-        """Every shift (up to ±_SHIFT) of the index box of ``img``, as unit rows."""
+    def _match(self, img: npt.NDArray[np.float32], templates: Vector) -> Vector:
+        """Best normalised correlation of each template (zero-mean unit rows) with the index
+        box of ``img`` shifted by up to ±_SHIFT pixels. The templates having zero mean, the
+        windows need no centring for the numerator; their spread is taken from two sums."""
         x0, y0, x1, y1 = self.box
         s = _SHIFT
         pad = cv2.copyMakeBorder(np.ascontiguousarray(img), s, s, s, s, cv2.BORDER_REPLICATE)
         region = pad[y0:y1 + 2 * s, x0:x1 + 2 * s]
+        size = (y1 - y0) * (x1 - x0) * 3
         win = np.lib.stride_tricks.sliding_window_view(region, (y1 - y0, x1 - x0, 3))
-        flat = win.reshape(-1, (y1 - y0) * (x1 - x0) * 3)
-        flat = flat - flat.mean(axis=1, keepdims=True)
-        norms = np.linalg.norm(flat, axis=1, keepdims=True)
-        return np.asarray(flat / np.maximum(norms, 1e-6), np.float32)
+        flat = win.reshape(-1, size)
+        sums = flat.sum(axis=1)
+        squares = np.einsum("ij,ij->i", flat, flat)
+        spread = np.sqrt(np.maximum(squares - sums * sums / size, 1e-6))
+        return np.asarray(((flat @ templates.T) / spread[:, None]).max(axis=0), np.float32)
 
     def classify(self, frame: Image, quad: npt.NDArray[np.float32]) -> Recognition:
         """Classify the card whose corners (ordered, frame pixels) are ``quad``."""
