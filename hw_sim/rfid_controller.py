@@ -124,7 +124,9 @@ class VirtualRfidController:
         self.host_heartbeats = 0
         self.frames_sent = 0
         self.edges_sent = 0
-        """TAG_SEEN / TAG_GONE frames written to the port (not lost to an unplug or silence)."""
+        """TAG_SEEN / TAG_GONE frames written to the port since the last HELLO answered (those
+        lost to an unplug or silence not counted): what the reader's ``wait_tag_events`` waits
+        for."""
         self.frames_dropped = 0
         self.outputs = SetOutputs()
         self.host_losses: list[FramesLost] = []
@@ -348,6 +350,7 @@ class VirtualRfidController:
         match item:
             case HostHello():
                 self.hellos += 1
+                self.edges_sent = 0
                 self._send(DeviceHello(
                     self.protocol_major, PROTOCOL_MINOR, self.firmware, self.antenna_count,
                     int(ReaderType.SIMULATED), int(self.scan_period * 1000), "hw_sim virtual"))
