@@ -353,6 +353,23 @@ def test_interpret_chips_fifty_percent_rule(pushed: int, single: bool,
     assert hand.can(hand_action)
 
 
+def test_interpret_chips_big_blind_option_and_no_reopen() -> None:
+    hand = start({1: 500, 2: 500, 3: 500}, button=1, small_blind=5, big_blind=10)
+    for seat in (1, 2):
+        act(hand, seat, C)
+    # The big blind's option: a single chip is no raise, nothing is owed: a check.
+    assert hand.interpret_chips(3, 100, single_chip=True) == Action(seat=3, kind=X)
+    assert hand.interpret_chips(3, 4) == Action(seat=3, kind=X)  # under 50% of a raise
+    assert hand.interpret_chips(3, 5) == Action(seat=3, kind=R, amount=20)
+    short = start({1: 200, 2: 27, 3: 200}, button=3)
+    to_flop(short)
+    act(short, 1, B, 20)
+    act(short, 2, A)
+    act(short, 3, C)
+    # Not reopened by the short all-in: whatever he pushes beyond the call is returned.
+    assert short.interpret_chips(1, 150) == Action(seat=1, kind=C)
+
+
 def test_interpret_chips_opening() -> None:
     hand = start({1: 500, 2: 500, 3: 500}, button=3)
     to_flop(hand)

@@ -94,6 +94,18 @@ def try_illegal(data: st.DataObject, hand: Hand) -> None:
         assert state(hand) == before
 
 
+def check_interpret(data: st.DataObject, hand: Hand, seat: int) -> None:
+    """Whatever chips a player pushes, interpret_chips names a legal action (50% rule)."""
+    pushed = data.draw(st.integers(0, hand.stacks[seat] + 5))
+    single = data.draw(st.booleans())
+    try:
+        action = hand.interpret_chips(seat, pushed, single_chip=single)
+    except IllegalAction:
+        assert pushed == 0 and not hand.legal_actions(seat).can_check
+        return
+    assert hand.can(action), f"{action} from {pushed} pushed is not legal"
+
+
 def play_hand(data: st.DataObject, table: Table) -> Hand:
     hand = table.start_hand()
     deck = list(data.draw(st.permutations(DECK)))
@@ -124,6 +136,8 @@ def play_hand(data: st.DataObject, table: Table) -> Hand:
                     if hand.can(action):
                         hand.act(action)
                 continue
+            if data.draw(st.integers(0, 3)) == 0:
+                check_interpret(data, hand, seat)
             hand.act(random_action(data, hand, seat))
     assert hand.result is not None, "the hand did not end"
     return hand

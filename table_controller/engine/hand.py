@@ -299,13 +299,15 @@ class Hand:
         if legal.can_bet and legal.min_bet_to is not None and legal.max_bet_to is not None:
             to = min(max(to, legal.min_bet_to), legal.max_bet_to)
             return Action(seat=seat, kind=ActionKind.BET, amount=to)
-        if current == 0:  # cannot make a full bet: whatever he pushes is his whole stack
-            return Action(seat=seat, kind=ActionKind.ALL_IN)
+        # Not a raise: a call, or a check when nothing is owed (the big blind's option).
+        passive = Action(seat=seat, kind=ActionKind.CALL if legal.can_call else ActionKind.CHECK)
+        if current == 0:  # no full bet possible: all-in if he may, else nothing to bet into
+            return Action(seat=seat, kind=ActionKind.ALL_IN) if legal.all_in_to else passive
         if to <= current or single_chip or legal.reason_no_raise is not None:
-            return Action(seat=seat, kind=ActionKind.CALL)
+            return passive
         full_to = self._round.full_raise_to()
         if 2 * (to - current) < full_to - current:
-            return Action(seat=seat, kind=ActionKind.CALL)  # under 50%: a call
+            return passive  # under 50% of a raise: a call, the excess returned
         if legal.min_raise_to is None or legal.max_raise_to is None:
             return Action(seat=seat, kind=ActionKind.ALL_IN)  # obliged beyond his stack
         to = min(max(to, legal.min_raise_to), legal.max_raise_to)

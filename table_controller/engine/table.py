@@ -191,7 +191,11 @@ class Table:
             button = last.small_blind if last.small_blind is not None else last.button
             if small == big:
                 small = None
-            return _Positions(button, small, big)
+            if button != big:
+                return _Positions(button, small, big)
+            # Seats changed so much that the dead-button rule has no answer: fall back on
+            # the cash-game placement below.
+
         # Cash (simplified moving button): the blinds and the button are the two players
         # before the new big blind, so nobody skips the big blind; the button may stay on a
         # player when the small blind left (docs/engine.md).
