@@ -91,15 +91,23 @@ class HandValue:
         return self.score != other.score
 
     def __lt__(self, other: HandValue) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
         return self.score < other.score
 
     def __le__(self, other: HandValue) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
         return self.score <= other.score
 
     def __gt__(self, other: HandValue) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
         return self.score > other.score
 
     def __ge__(self, other: HandValue) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
         return self.score >= other.score
 
     def __hash__(self) -> int:

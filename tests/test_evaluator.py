@@ -182,6 +182,10 @@ def test_equality_with_other_types() -> None:
     value = ev("As Ks Qs Js Ts")
     assert value != value.score
     assert value != "Royal Flush"
+    with pytest.raises(TypeError):
+        assert value < value.score  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        assert value >= 0  # type: ignore[operator]
 
 
 def test_five_six_and_seven_cards() -> None:
