@@ -224,6 +224,12 @@ class SimGpio(GpioBackend):
             self._clock.set(t)
         return applied
 
+    def next_due(self) -> float | None:
+        """The time of the next scheduled change (None: nothing scheduled), so a simulation
+        loop can stop its clock exactly there."""
+        with self._lock:
+            return self._schedule[0][0] if self._schedule else None
+
     @property
     def pending(self) -> int:
         with self._lock:

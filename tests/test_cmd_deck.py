@@ -181,3 +181,20 @@ def test_enroll_over_the_serial_link(tmp_path: Path, monkeypatch: pytest.MonkeyP
     registry = DeckRegistry.open(db)
     assert registry.identify(uid(1, 0)).card == DECK[0]
     assert registry.identify(b"\x09\x09\x09\x09").card is None
+
+
+def test_link_status_is_said_once_per_reason() -> None:
+    from table_controller.commands.deck import EnrolmentEvents, _LinkTags
+
+    events = EnrolmentEvents()
+    tags = _LinkTags(events, antenna=None, hold=0.6, clock=lambda: 0.0)
+    for _ in range(3):
+        tags.link_down("cannot open /dev/nothing")
+    tags.link_up(None)
+    tags.link_down("cannot open /dev/nothing")
+    said = []
+    while (event := events.next(timeout=0.01)) is not None:
+        said.append(getattr(event, "text", event))
+    assert said == ["RFID controller not answering (cannot open /dev/nothing); retrying",
+                    "RFID controller connected",
+                    "RFID controller not answering (cannot open /dev/nothing); retrying"]

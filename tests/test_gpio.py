@@ -220,8 +220,10 @@ def test_sim_press_plays_bursts_in_time_order() -> None:
     gpio.setup_input(17, pull=Pull.UP)
     times: list[float] = []
     gpio.add_edge_callback(17, lambda p, lv: times.append(clock()))
+    assert gpio.next_due() is None
     gpio.press(17, at=0.1, hold=0.2, rng=random.Random(3))
     assert gpio.run_until(0.05) == 0
+    assert gpio.next_due() == 0.1
     applied = gpio.run_until(1.0)
     assert applied > 4 and gpio.pending == 0 and clock() == 1.0
     assert times == sorted(times) and times[0] >= 0.1 and times[-1] <= 0.3 + 0.004

@@ -271,12 +271,16 @@ class _LinkTags:
         self._hold = hold
         self._clock = clock
         self._gone: dict[bytes, float] = {}
+        self._down: str | None = None
 
     def link_up(self, hello: Any) -> None:
+        self._down = None
         self._events.status("RFID controller connected")
 
     def link_down(self, reason: str) -> None:
-        self._events.status(f"RFID controller not answering ({reason}); retrying")
+        if reason != self._down:  # the link retries every few seconds: say it once
+            self._down = reason
+            self._events.status(f"RFID controller not answering ({reason}); retrying")
 
     def received(self, msg: Any) -> None:
         from firmware_bridge.protocol import TagGone, TagSeen
