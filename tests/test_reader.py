@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware_bridge.protocol import (
     DeviceError,
@@ -324,3 +326,143 @@ def test_controller_restart_on_a_live_link_resyncs_without_a_status(h: Harness) 
     assert [e[:2] for e in h.cards()] == [("placed", "seat1"), ("placed", "seat2")]
     assert not [o for o in h.out if isinstance(o, SensorStatus)]
     assert h.reader.online and h.reader.stats.inventories_completed == 2
+
+
+# ---------------------------------------------------------------- model-based: random sessions
+
+N_TAGS, N_ANTENNAS = 6, 4
+TAG_UIDS = [bytes([0x04, 0x10, i]) for i in range(N_TAGS)]
+
+op_strategy = st.one_of(
+    st.tuples(st.just("place"), st.integers(0, N_TAGS - 1), st.integers(0, N_ANTENNAS - 1)),
+    st.tuples(st.just("remove"), st.integers(0, N_TAGS - 1), st.just(0)),
+    st.tuples(st.just("flicker"), st.integers(0, N_TAGS - 1), st.integers(1, 3)),
+    st.tuples(st.just("link"), st.just(0), st.just(0)),
+    st.tuples(st.just("lose"), st.just(0), st.just(0)),
+    st.tuples(st.just("wait"), st.just(0), st.integers(1, 12)),
+)
+
+
+class Device:
+    """A controller as docs/protocol.md §5.3 describes it: raw edges per cycle, inventories from
+    the last cycle."""
+
+    def __init__(self) -> None:
+        self.model: dict[bytes, int] = {}
+        self.reported: dict[bytes, int] = {}
+        self.misses: dict[bytes, int] = {}
+
+    def cycle(self) -> list[TagSeen | TagGone]:
+        read = {}
+        for uid, ant in self.model.items():
+            if self.misses.get(uid, 0) > 0:
+                self.misses[uid] -= 1
+            else:
+                read[uid] = ant
+        edges: list[TagSeen | TagGone] = [
+            TagGone(ant, uid, 0) for uid, ant in self.reported.items() if read.get(uid) != ant]
+        edges += [TagSeen(ant, uid, 0) for uid, ant in read.items()
+                  if self.reported.get(uid) != ant]
+        self.reported = read
+        return edges
+
+
+@settings(max_examples=120, derandomize=True, deadline=None)
+@given(ops=st.lists(op_strategy, min_size=1, max_size=40))
+def test_random_sessions_lose_nothing_and_report_still_cards_once(
+        ops: list[tuple[str, int, int]]) -> None:
+    """Places, removals, moves, flicker shorter than the hold, link drops and lost frames in any
+    order: once the table is still, the reader holds exactly what lies on the antennas, every
+    tag's events alternate placed/removed, and a tag that never moved was placed exactly once."""
+    clock = Clock()
+    out: list[Observation] = []
+    dev = Device()
+    link_up = True
+
+    def send(msg: HostMessage) -> bool:
+        if not link_up:
+            return False
+        if isinstance(msg, InventoryRequest):
+            reader.received(InventoryBegin(msg.request_id, 0))
+            for uid, ant in dev.reported.items():
+                reader.received(InventoryEntry(msg.request_id, ant, uid))
+            reader.received(InventoryEnd(msg.request_id, len(dev.reported)))
+        return True
+
+    zones = {a: f"seat{a + 1}" for a in range(N_ANTENNAS)}
+    reader = RfidReader(resolver=MemoryResolver(), sink=out.append, clock=clock, send=send,
+                        config=ReaderConfig(antenna_zones=zones, hold_time=0.6))
+    reader.link_up(HELLO)
+    moved: set[bytes] = set()
+
+    def step(lose: bool = False) -> None:
+        clock.t += 0.1
+        edges = dev.cycle()
+        if link_up and not lose:
+            for e in edges:
+                reader.received(e)
+        elif link_up and edges:
+            reader.frames_lost(FramesLost(len(edges), "test: frames lost"))
+        reader.poll(clock.t)
+
+    for op, a, b in ops:
+        uid = TAG_UIDS[a]
+        if op == "place":
+            if uid in dev.model and dev.model[uid] != b:
+                moved.add(uid)
+            dev.model[uid] = b
+        elif op == "remove" and uid in dev.model:
+            del dev.model[uid]
+            moved.add(uid)
+        elif op == "flicker" and uid in dev.reported and not dev.misses.get(uid):
+            dev.misses[uid] = b   # at most 3 cycles (0.3 s), then at least one read
+        elif op == "link":
+            link_up = not link_up
+            if link_up:
+                reader.link_up(HELLO)
+            else:
+                reader.link_down("test: unplugged")
+        for _ in range(b if op == "wait" else 1):
+            step(lose=op == "lose")
+    if not link_up:
+        link_up = True
+        reader.link_up(HELLO)
+    dev.misses.clear()
+    for _ in range(10):   # 1 s of a still table: every hold runs out
+        step()
+
+    want: dict[str, set[str]] = {}
+    for uid, ant in dev.model.items():
+        want.setdefault(zones[ant], set()).add(uid.hex())
+    assert reader.present() == want
+    events: dict[str, list[tuple[CardEvent, str]]] = {}
+    for o in out:
+        if isinstance(o, CardObservation):
+            events.setdefault(o.key, []).append((o.event, o.zone))
+    for key, evs in events.items():
+        kinds = [e for e, _ in evs]
+        assert kinds[::2] == [CardEvent.PLACED] * len(kinds[::2]), (key, evs)
+        assert kinds[1::2] == [CardEvent.REMOVED] * len(kinds[1::2]), (key, evs)
+        for (_, placed_in), (_, removed_from) in zip(evs[::2], evs[1::2], strict=False):
+            assert placed_in == removed_from, (key, evs)
+    for uid in dev.model:
+        if uid not in moved:
+            assert len(events[uid.hex()]) == 1, (uid.hex(), events[uid.hex()])
+    times = [o.t for o in out]
+    assert times == sorted(times)
+
+
+def test_hold_restarts_after_an_outage(h: Harness) -> None:
+    """A tag in its hold when the link drops, and caught in a flicker again by the inventory
+    after the reconnect, gets a full hold from the inventory: the outage is not absence."""
+    h.seen(AS, 0)
+    h.at(100.1)
+    h.gone(AS)
+    h.at(100.2)
+    h.reader.link_down("unplugged")
+    h.clock.t = 130.0
+    h.connect()              # the inventory misses it too
+    h.at(130.4)
+    h.seen(AS, 0)
+    h.at(140.0)
+    assert h.cards() == [("placed", "seat1", 100.0)]
