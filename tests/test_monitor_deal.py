@@ -243,3 +243,23 @@ def test_console_record_validation() -> None:
     with pytest.raises(MonitorError, match="seat"):
         ConsoleAction(11, "fold")
     assert ConsoleAction(1, "all_in").kind == "allin"
+
+
+@pytest.mark.parametrize("sensors", CAMERA_MODES, ids=["camera", "both"])
+def test_exposed_card_is_the_flops_burn(sensors: tuple[str, ...]) -> None:
+    """[000] [003]: the replaced exposed card is the burn card, so the flop comes without one
+    and that is no MISSING_BURN."""
+    felt = monitor({1: 100, 2: 100, 3: 100}, sensors=sensors, seats=3, seed=31)
+    felt.button()
+    felt.place("seat2")
+    felt.place("seat3")
+    exposed = felt.place("seat1", face=Face.UP)[0].cards[0]
+    for seat in (2, 3, 1):
+        felt.place(f"seat{seat}")
+    felt.move(str(exposed), BURN, Face.DOWN)
+    felt.place("seat1")
+    assert felt.resolve("EXPOSED_CARD_REPLACE") == []
+    felt.act("1 call", "2 call", "3 check")
+    assert codes(felt.deal_street(3, burn=False)) == []
+    assert codes(felt.act("2 check", "3 check", "1 check")) == []
+    assert codes(felt.deal_street(1, burn=False)) == ["MISSING_BURN"]  # the turn needs one

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from table_controller.alerts import Alert
 from table_controller.cards import format_cards
+from table_controller.monitor.alerting import hand_cards, make, present
 from table_controller.monitor.cards_in_play import TrackedCard
 from table_controller.monitor.records import MonitorError
 from table_controller.zones import BOARD, BURN
@@ -34,8 +35,6 @@ _CORRECTING = ("FOUR_CARD_FLOP", "EXTRA_BOARD_CARD")
 
 def open_board(mon: DealingMonitor) -> list[TrackedCard]:
     """The board cards (settled) not yet handed to the engine."""
-    from table_controller.monitor.checks import hand_cards
-
     run = mon.run
     assert run is not None
     return [tc for tc in hand_cards(mon, BOARD, settled=True) if tc.pid not in run.committed]
@@ -60,7 +59,7 @@ def board_card(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
         return _extra_board(mon, tc, t, beyond=True)
     if b.full:
         if b.burned_after_last_card:
-            mon._commit_street()  # a burn, then a card: the next street (all-in runout)
+            mon.commit_street(strict=False)  # a burn, then a card: the next street
         if b.full:
             if b.index == 0:
                 return _four_card_flop(mon, tc, t)
@@ -84,8 +83,6 @@ def board_card(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
 
 
 def _premature(mon: DealingMonitor, t: float) -> Alert:
-    from table_controller.monitor.checks import make, present
-
     run = mon.run
     assert run is not None
     b = run.board
@@ -118,8 +115,6 @@ def _premature(mon: DealingMonitor, t: float) -> Alert:
 
 
 def _missing_burn(mon: DealingMonitor, t: float) -> Alert:
-    from table_controller.monitor.checks import make
-
     run = mon.run
     assert run is not None
     b = run.board
@@ -148,8 +143,6 @@ def _missing_burn(mon: DealingMonitor, t: float) -> Alert:
 
 
 def _four_card_flop(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
-    from table_controller.monitor.checks import make, present
-
     run = mon.run
     assert run is not None
     b = run.board
@@ -220,8 +213,6 @@ def _four_card_flop(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Aler
 
 
 def _extra_board(mon: DealingMonitor, tc: TrackedCard, t: float, *, beyond: bool) -> list[Alert]:
-    from table_controller.monitor.checks import make, present
-
     run = mon.run
     assert run is not None
     b = run.board

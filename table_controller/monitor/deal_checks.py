@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from table_controller.alerts import Alert
 from table_controller.cards import Card
 from table_controller.engine import EngineError
+from table_controller.monitor.alerting import hand_cards, known, make, misdeal, present
 from table_controller.monitor.cards_in_play import TrackedCard
 from table_controller.monitor.fusion import Fused
 from table_controller.monitor.procedure import CARDS_EACH, Placement
@@ -41,8 +42,6 @@ def _cards(tc: TrackedCard) -> list[Card]:
 
 def seat_card(mon: DealingMonitor, tc: TrackedCard, seat: int, f: Fused) -> list[Alert]:
     """A card arrived on ``seat``."""
-    from table_controller.monitor.checks import misdeal
-
     run = mon.run
     assert run is not None
     if f.from_zone not in (None, SHUFFLER):
@@ -95,8 +94,6 @@ def dealt_face_up(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float) -> 
 
 def _face_up_at_deal(mon: DealingMonitor, tc: TrackedCard, seat: int, position: int,
                      t: float) -> list[Alert]:
-    from table_controller.monitor.checks import make, misdeal, present
-
     run = mon.run
     assert run is not None
     if tc.pid in run.exposed:
@@ -133,15 +130,11 @@ def _face_up_at_deal(mon: DealingMonitor, tc: TrackedCard, seat: int, position: 
 
 
 def _two_cards(mon: DealingMonitor, seat: int) -> str | None:
-    from table_controller.monitor.checks import hand_cards
-
     n = len(hand_cards(mon, seat_zone(seat), settled=True))
     return None if n == CARDS_EACH else f"seat {seat} holds {n} card(s), not {CARDS_EACH}"
 
 
 def _extra_card(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float) -> list[Alert]:
-    from table_controller.monitor.checks import make, misdeal, present
-
     run = mon.run
     assert run is not None
     run.extra_cards.append(tc.pid)
@@ -180,8 +173,6 @@ def card_left_seat(mon: DealingMonitor, tc: TrackedCard, seat: int) -> None:
 def deal_end(mon: DealingMonitor, t: float) -> list[Alert]:
     """The first betting action ends the deal: every seat dealt in holds two cards
     (MISDEAL_WRONG_CARD_COUNT, [002 #31] [000] [003]). Known hole cards go to the engine."""
-    from table_controller.monitor.checks import hand_cards, known, misdeal
-
     run = mon.run
     assert run is not None
     run.deal_over = True

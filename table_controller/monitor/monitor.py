@@ -14,6 +14,7 @@ from table_controller.alerts import Alert
 from table_controller.cards import Card
 from table_controller.engine import Action, ActionKind, EngineError, Hand, Street, Table
 from table_controller.monitor import checks
+from table_controller.monitor.alerting import make, seat_text
 from table_controller.monitor.fusion import Change, Fused, SensorFusion
 from table_controller.monitor.hand_run import HandRun
 from table_controller.monitor.records import (
@@ -69,7 +70,7 @@ class DealingMonitor:
         self.run: HandRun | None = None
         self.last_number = 0
         self._online = {Source.RFID: True, Source.CAMERA: True}
-        self._no_hand_seen: set[int] = set()
+        self.no_hand_seen: set[tuple[str, int]] = set()  # (code, pid) reported between hands
 
     # ------------------------------------------------------------------ queries
     @property
@@ -139,7 +140,7 @@ class DealingMonitor:
                 hand.time_expired(action.seat)
             except EngineError as exc:
                 raise MonitorError(f"time expired for seat {action.seat}: {exc}") from None
-            expired = checks.make(self, "TIME_EXPIRED", action.t, seat=action.seat,
+            expired = make(self, "TIME_EXPIRED", action.t, seat=action.seat,
                                   message=f"Seat {action.seat}: the clock ran out",
                                   remedy=f"Seat {action.seat}'s hand is dead")
             return [expired, *self._after_action(action.t)]
@@ -149,7 +150,7 @@ class DealingMonitor:
             out += checks.deal_end(self, action.t)
             if run.halted is not None:
                 return out
-        self._commit_street()
+        self.commit_street()
         act = Action(seat=action.seat, kind=_KINDS[action.kind], amount=action.amount)
         in_turn = hand.to_act == action.seat
         try:
@@ -159,10 +160,10 @@ class DealingMonitor:
         run.deal_over = True
         run.street_actions += 1
         if not in_turn:
-            out.append(checks.make(
+            out.append(make(
                 self, "ACTION_OUT_OF_TURN", action.t, seat=action.seat,
                 message=f"Seat {action.seat} acted out of turn ({action.kind}); "
-                        f"seat {checks.seat_text(hand.to_act)} was to act",
+                        f"seat {seat_text(hand.to_act)} was to act",
                 remedy="The action is binding unless the action to seat "
                        f"{action.seat} changes before his turn (TDA 2024 53, [002 #35])"))
             self.book.open(out[-1])
@@ -171,17 +172,17 @@ class DealingMonitor:
     def resolve(self, code: str, t: float) -> list[Alert]:
         """The floor says the remedy of the last open alert with ``code`` was carried out.
         The monitor checks the table; if the picture disagrees it states the remedy again."""
-        self.tick(t)
-        out = self.book.resolve(code, t)
-        if out is None:
+        if self.book.latest(code) is None:
             raise MonitorError(f"resolve {code}: no open {code} alert")
-        return out
+        out = self.tick(t)
+        done = self.book.resolve(code, t)
+        return out + (done or [])
 
     def showdown_order(self) -> list[int]:
         """Who shows first (rules.md §4, TDA 2024 17 [002 #12]); the players turning their
         cards up after this call are showing down, not exposing cards."""
         run = self._live("showdown order")
-        self._commit_street()
+        self.commit_street()
         run.showdown_called = True
         return list(run.hand.showdown_order())
 
@@ -191,7 +192,7 @@ class DealingMonitor:
         if run.halted is not None:
             raise MonitorError(f"showdown: the hand is stopped by {run.halted}; resolve it first")
         out = self.tick(t)
-        self._commit_street()
+        self.commit_street()
         run.showdown_called = True
         holes = checks.visible_hole_cards(self)
         try:
@@ -224,7 +225,7 @@ class DealingMonitor:
     def _green_button(self, t: float) -> list[Alert]:
         """The shuffler's green button starts a hand (rules.md §2, TDA 2024 23 [002 #19])."""
         if self.run is not None:
-            alert = checks.make(self, "GREEN_BUTTON_DURING_HAND", t,
+            alert = make(self, "GREEN_BUTTON_DURING_HAND", t,
                                 message=f"Green button pressed during hand {self.last_number}",
                                 remedy=f"Ignored: hand {self.last_number} goes on")
             self.book.open(alert)
@@ -246,31 +247,36 @@ class DealingMonitor:
         name = "RFID reader" if obs.source is Source.RFID else "camera"
         detail = f": {obs.detail}" if obs.detail else ""
         if obs.online:
-            return [*out, checks.make(self, "SENSOR_RECOVERED", obs.t,
+            return [*out, make(self, "SENSOR_RECOVERED", obs.t,
                                       message=f"The {name} answers again{detail}")]
-        return [*out, checks.make(
+        return [*out, make(
             self, "SENSOR_OFFLINE", obs.t, message=f"The {name} stopped answering{detail}",
             remedy=f"Check the {name}; the controller keeps the hand state")]
 
-    def _commit_street(self) -> None:
-        """Hand the street on the board to the engine once its betting may start."""
+    def commit_street(self, *, strict: bool = True) -> bool:
+        """Hand the street on the board to the engine once its betting may start (a complete
+        street, the betting before it complete). Returns whether it was handed over. An engine
+        refusal is a :class:`MonitorError` when ``strict``; otherwise the street waits."""
         run = self.run
         if run is None or run.halted is not None:
-            return
+            return False
         b = run.board
         if not b.full or not run.hand.betting_complete:
-            return
+            return False
         cards = [self.fusion.picture.get(pid) for pid in b.street]
         known = [tc.card for tc in cards if tc is not None and tc.card is not None]
         if len(known) != len(b.street):
-            return  # identities not known yet: the engine cannot take the street
+            return False  # identities not known yet: the engine cannot take the street
         try:
             run.hand.deal_board(known)
         except EngineError as exc:
+            if not strict:
+                return False
             raise MonitorError(f"the {b.name} {' '.join(map(str, known))}: {exc}") from None
         run.committed.update(b.street)
         b.commit()
         run.street_actions = 0
+        return True
 
     def _after_action(self, t: float) -> list[Alert]:
         run = self.run
