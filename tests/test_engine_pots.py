@@ -200,14 +200,11 @@ def test_odd_chip_house_counterclockwise() -> None:
 def test_no_flop_no_drop() -> None:
     _, hand = start({1: 100, 2: 100, 3: 100}, button=1, rake=RakeConfig(percent=10, cap=3))
     act(hand, 1, R, 10)
-    act(hand, 2, C)
+    act(hand, 2, R, 30)
     act(hand, 3, F)
-    assert hand.result is None
-    _, hand2 = start({1: 100, 2: 100, 3: 100}, button=1, rake=RakeConfig(percent=10, cap=3))
-    act(hand2, 1, R, 10)
-    act(hand2, 2, F)
-    act(hand2, 3, F)
-    assert hand2.result is not None and hand2.result.rake == 0
+    act(hand, 1, F)  # everybody but seat 2 folds before the flop: 22 won, no rake
+    assert hand.result is not None and hand.result.rake == 0
+    assert hand.result.pots[0].amount == 22 and hand.result.returned == {2: 20}
 
 
 def test_rake_percent_and_cap_after_flop() -> None:

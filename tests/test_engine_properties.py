@@ -150,6 +150,7 @@ def check_result(hand: Hand) -> None:
     assert set(result.final_stacks) == set(start)
     assert all(chips >= 0 for chips in result.final_stacks.values())
     assert sum(result.final_stacks.values()) + result.rake == sum(start.values())
+    assert hand.stacks == result.final_stacks
     if result.voided:
         assert result.final_stacks == start
         return

@@ -169,7 +169,8 @@ class Hand:
 
     @property
     def stacks(self) -> dict[int, int]:
-        """Chips behind (not in the pot) of every seat dealt in."""
+        """Chips behind (not in the pot) of every seat dealt in; the final stacks once the
+        hand is complete."""
         return {s: p.stack for s, p in self.players.items()}
 
     @property
@@ -392,11 +393,11 @@ class Hand:
                 returned[record.seat] = returned.get(record.seat, 0) + record.amount
         if rake:
             self.log.append(RakeTaken(rake))
-        final = {s: p.stack for s, p in self.players.items()}
         for i, award in enumerate(awards):
             self.log.append(PotAwarded(i, award.amount, tuple(sorted(award.shares.items()))))
             for seat, chips in award.shares.items():
-                final[seat] += chips
+                self.players[seat].stack += chips
+        final = {s: p.stack for s, p in self.players.items()}
         for p in self.players.values():
             p.bet = 0
         self._round_closed = True
