@@ -36,9 +36,12 @@ class RefereeHandHistory(pk.HandHistory):
     }
 
 
-def pokerkit_final_state(text: str) -> Any:
-    """Replay ``text`` with pokerkit; raises if pokerkit refuses an action or the hand is open."""
-    history = RefereeHandHistory.loads(text)
+def pokerkit_final_state(text: str, *, rake: Any = None) -> Any:
+    """Replay ``text`` with pokerkit; raises if pokerkit refuses an action or the hand is open.
+
+    ``rake``: a pokerkit rake function ``(amount, state) -> (raked, unraked)``, default none.
+    """
+    history = RefereeHandHistory.loads(text, **({} if rake is None else {"rake": rake}))
     states = list(history)
     state = states[-1]
     if state.status:
@@ -46,8 +49,8 @@ def pokerkit_final_state(text: str) -> Any:
     return state
 
 
-def pokerkit_finishing_stacks(text: str) -> list[int]:
-    return [int(s) for s in pokerkit_final_state(text).stacks]
+def pokerkit_finishing_stacks(text: str, *, rake: Any = None) -> list[int]:
+    return [int(s) for s in pokerkit_final_state(text, rake=rake).stacks]
 
 
 AUTOMATIONS = (
@@ -156,8 +159,13 @@ def pokerkit_skip_reason(hand: Any, config: Any) -> str | None:
     from table_controller.engine import ActionKind, ActionTaken, OddChipRule, Structure
 
     result = hand.result
-    if result.rake:
-        return "raked hand: pokerkit rakes each pot with its own rounding"
+    if result.rake and not result.showdown:
+        return "raked hand won without a showdown: pokerkit does not rake the last round's bets"
+    if result.rake and len(result.pots) > 1:
+        return (
+            "raked hand with side pots: pokerkit rakes (and caps) each pot on its own, "
+            "the engine rakes the total once"
+        )
     split = [p for p in result.pots if len(p.winners) > 1 and p.amount % len(p.winners)]
     if split:
         if config.odd_chip is not OddChipRule.TDA:
@@ -169,6 +177,13 @@ def pokerkit_skip_reason(hand: Any, config: Any) -> str | None:
         eligible = [tuple(sorted(p.eligible)) for p in result.pots]
         if len(set(eligible)) != len(eligible):
             return "odd chips in pots with the same players: pokerkit merges such pots first"
+    if config.small_blind == config.big_blind and len(hand.deal_order) == 2:
+        return "heads-up with equal blinds: pokerkit picks the first actor by the blind amounts"
+    if _raise_nobody_can_call(hand, config):
+        return (
+            "a bet or raise no opponent can call (all others all-in or covered): "
+            "pokerkit refuses it as pointless; the outcome equals a call"
+        )
     if config.structure is Structure.FIXED_LIMIT:
         raises: dict[Any, int] = {}
         for record in hand.log:
@@ -180,6 +195,36 @@ def pokerkit_skip_reason(hand: Any, config: Any) -> str | None:
         if any(n > 4 for n in raises.values()):
             return "fixed-limit raising past the cap heads-up (cash game, TDA 40): pokerkit caps"
     return None
+
+
+def _raise_nobody_can_call(hand: Any, config: Any) -> bool:
+    """Whether some bet or raise in ``hand`` exceeded what every live opponent could put in."""
+    from table_controller.engine import ActionKind, ActionTaken, BoardDealt, Posted
+    from table_controller.phh.export import export_hand
+
+    start = export_hand(hand, config=config).starting_stacks
+    stack = dict(zip(hand.deal_order, start, strict=True))
+    bet = dict.fromkeys(hand.deal_order, 0)
+    folded: set[int] = set()
+    for record in hand.log:
+        if isinstance(record, Posted):
+            stack[record.seat] -= record.amount
+            if record.live:
+                bet[record.seat] += record.amount
+        elif isinstance(record, BoardDealt):
+            bet = dict.fromkeys(hand.deal_order, 0)
+        elif isinstance(record, ActionTaken):
+            if record.kind is ActionKind.FOLD:
+                folded.add(record.seat)
+                continue
+            if record.kind in (ActionKind.BET, ActionKind.RAISE):
+                facing = max(b for s, b in bet.items() if s != record.seat)
+                others = [s for s in hand.deal_order if s != record.seat and s not in folded]
+                if all(bet[s] + stack[s] <= facing for s in others):
+                    return True
+            stack[record.seat] -= record.added
+            bet[record.seat] += record.added
+    return False
 
 
 def round_trip(hand: Any, config: Any) -> RoundTrip:
@@ -203,10 +248,18 @@ def round_trip(hand: Any, config: Any) -> RoundTrip:
     reason = pokerkit_skip_reason(hand, config)
     if reason is not None:
         return RoundTrip("ours-only", reason)
+    rake = None
+    if config.rake is not None:
+        # pokerkit rounds the rake to the nearest chip, the house floors it: pokerkit is given
+        # the house's arithmetic, the rest (no flop no drop, paying the pot) is its own.
+        def rake(amount: int, state: Any) -> tuple[int, int]:
+            taken = config.rake.rake_for(amount) if any(state.board_cards) else 0
+            return taken, amount - taken
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            theirs = pokerkit_finishing_stacks(text)
+            theirs = pokerkit_finishing_stacks(text, rake=rake)
     except Exception as exc:  # pokerkit's refusal, whatever its type, is the finding
         return RoundTrip("mismatch", f"pokerkit refused the export: {exc!r}\n{text}")
     if theirs != expected:

@@ -151,6 +151,7 @@ def export_hand(hand: Hand, *, config: GameConfig, context: Context | None = Non
             for seat, chips in record.shares:
                 took_out[seat] += chips
 
+    showdown_at = len(actions)  # after the last betting action (or the deal, if none)
     for i, record in enumerate(log):
         if isinstance(record, BoardDealt):
             actions.append(DealBoard(tuple(record.cards)))
@@ -159,9 +160,11 @@ def export_hand(hand: Hand, *, config: GameConfig, context: Context | None = Non
             actions.append(_betting_action(record, index[record.seat]))
         elif isinstance(record, TimeExpired):
             actions.append(Fold(index[record.seat], "time expired"))
-        if i == last_bet_at and runout_after_all_in:
-            actions.extend(showdown)
-    if not runout_after_all_in:
+        if i == last_bet_at:
+            showdown_at = len(actions)
+    if runout_after_all_in:
+        actions[showdown_at:showdown_at] = showdown
+    else:
         actions.extend(showdown)
 
     final = result.final_stacks

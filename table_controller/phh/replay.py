@@ -8,9 +8,10 @@ up the way the file describes raises :class:`PhhError` naming the action or fiel
 What the engine plays, and so what can be replayed (docs/hand-histories.md):
 
 - variants NT, PT, FT; uniform antes; blinds ``[SB, BB, 0, ...]`` with optionally a straddle of
-  2 x BB by ``p3`` (the player left of the big blind, rules.md §2 [000]);
+  2 x BB by ``p3`` (the player left of the big blind, rules.md §2 [000]), or ``[BB, 0, ...]``
+  for a hand with a dead small blind (tournament dead-button rule [002 #28]);
 - ``min_bet`` equal to the big blind (the minimum bet is the big blind, rules.md §3);
-- whole chips only; at most 10 seats (rules.md §1);
+- whole chips only;
 - user-defined fields written by :mod:`.export`: ``_odd_chip``, ``_rake_percent``,
   ``_rake_cap``, ``_chip_unit``, ``_tournament``.
 """
@@ -30,12 +31,9 @@ from table_controller.engine import (
     GameConfig,
     Hand,
     OddChipRule,
-    Posted,
-    PostKind,
     RakeConfig,
     Street,
     Structure,
-    Table,
 )
 from table_controller.phh import codec
 from table_controller.phh.model import (
@@ -52,7 +50,6 @@ from table_controller.phh.model import (
 )
 
 STRUCTURE_OF = {"NT": Structure.NO_LIMIT, "PT": Structure.POT_LIMIT, "FT": Structure.FIXED_LIMIT}
-MAX_SEATS = 10  # rules.md §1: a table seats 2-10 players
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +64,43 @@ def _field(name: str, message: str) -> PhhError:
     return PhhError(f"field {name!r}: {message}")
 
 
+@dataclass(frozen=True, slots=True)
+class BlindLayout:
+    """Who posts what before the deal, in player numbers (1-based), from PHH's
+    ``blinds_or_straddles`` (reversed heads-up, phh-std)."""
+
+    small_blind: int  # amount (0: no small blind posted)
+    big_blind: int
+    small_blind_player: int | None
+    big_blind_player: int
+    straddle: int  # amount (0: none), posted by the player after the big blind
+
+
+def blind_layout(history: HandHistory) -> BlindLayout:
+    """Read the blinds the engine can post: a small blind by p1 and a big blind by p2 (heads-up:
+    the big blind by p1, the small blind by the button p2, rules.md §2 [000]); no small blind
+    when its seat is empty (dead small blind, [002 #28]: the big blind is then p1); optionally
+    a straddle by the player left of the big blind (rules.md §2 [000])."""
+    field = list(history.blinds_or_straddles)
+    fail = _field(
+        "blinds_or_straddles",
+        f"{field}: this table posts a small blind, a big blind and optionally a straddle by "
+        "the player left of the big blind (rules.md §2)",
+    )
+    if len(field) == 2:
+        # Heads-up: p1 is the big blind and posts the second entry (phh-std "reverse-assigned").
+        small, big = field
+        if big <= 0 or small > big:
+            raise fail
+        return BlindLayout(small, big, 2 if small else None, 1, 0)
+    first, second, *rest = field
+    if first and not second and not any(rest):
+        return BlindLayout(0, first, None, 1, 0)  # dead small blind: p1 is the big blind
+    if second <= 0 or first > second or any(rest[1:]):
+        raise fail
+    return BlindLayout(first, second, 1 if first else None, 2, rest[0] if rest else 0)
+
+
 def game_config(history: HandHistory) -> GameConfig:
     """The engine configuration a history describes (raises PhhError for what it cannot play)."""
     structure = STRUCTURE_OF.get(history.variant)
@@ -79,21 +113,19 @@ def game_config(history: HandHistory) -> GameConfig:
             "by this table; the engine takes the same ante from every player (rules.md §2)",
         )
     ante = history.antes[0]
-    blinds = history.blinds_or_straddles
-    small_blind, big_blind = blinds[0], blinds[1]
-    extra = list(blinds[3:])  # blinds[2] is a straddle by p3, checked in replay()
-    if any(extra) or big_blind <= 0 or small_blind > big_blind:
+    layout = blind_layout(history)
+    if layout.straddle and layout.straddle != 2 * layout.big_blind:
         raise _field(
             "blinds_or_straddles",
-            f"{list(blinds)}: this table plays a small blind, a big blind and optionally one "
-            "straddle by p3 (rules.md §2)",
+            f"straddle of {layout.straddle}; the straddle is 2 x the big blind "
+            f"= {2 * layout.big_blind} (rules.md §2)",
         )
-    if structure is not Structure.FIXED_LIMIT and history.min_bet != big_blind:
-            raise _field(
-                "min_bet",
-                f"{history.min_bet} differs from the big blind {big_blind}; the minimum bet is "
-                "the big blind (rules.md §3)",
-            )
+    if structure is not Structure.FIXED_LIMIT and history.min_bet != layout.big_blind:
+        raise _field(
+            "min_bet",
+            f"{history.min_bet} differs from the big blind {layout.big_blind}; the minimum bet "
+            "is the big blind (rules.md §3)",
+        )
     if ante and not history.ante_trimming_status and min(history.starting_stacks) < ante:
         raise _field(
             "ante_trimming_status",
@@ -115,8 +147,8 @@ def game_config(history: HandHistory) -> GameConfig:
     try:
         return GameConfig(
             structure=structure,
-            small_blind=small_blind,
-            big_blind=big_blind,
+            small_blind=layout.small_blind,
+            big_blind=layout.big_blind,
             ante=ante,
             odd_chip=odd_chip,
             rake=rake,
@@ -129,39 +161,45 @@ def game_config(history: HandHistory) -> GameConfig:
         raise PhhError(f"game configuration: {exc}") from None
 
 
-def _seats(history: HandHistory) -> tuple[tuple[int, ...], int]:
-    """Seat of each player (p1 first) and the table size, checked for clockwise order."""
-    count = history.player_count
+def _seats(history: HandHistory) -> tuple[int, ...]:
+    """Seat of each player (p1 first), checked to run clockwise from p1 (seat numbers grow
+    clockwise); without a ``seats`` field, players sit at seats 1..N."""
     if history.seats is None:
-        seats = tuple(range(1, count + 1))
-    else:
-        seats = history.seats
-        # p1..pN must run clockwise (increasing seat numbers, wrapping once) from p1.
-        wraps = sum(1 for a, b in pairwise(seats) if b < a)
-        if wraps > 1 or (wraps == 1 and seats[-1] >= seats[0]):
-            raise _field(
-                "seats",
-                f"{list(seats)}: players must be listed clockwise from the small blind to the "
-                "button",
-            )
-    size = max(max(seats), history.seat_count or 0, count)
-    if size > MAX_SEATS:
-        raise _field("seats", f"a table has at most {MAX_SEATS} seats (rules.md §1)")
-    return seats, size
+        return tuple(range(1, history.player_count + 1))
+    seats = history.seats
+    wraps = sum(1 for a, b in pairwise(seats) if b < a)
+    if wraps > 1 or (wraps == 1 and seats[-1] >= seats[0]):
+        raise _field(
+            "seats",
+            f"{list(seats)}: players must be listed clockwise from the first player left of the "
+            "button to the button",
+        )
+    return seats
 
 
-def replay(history: HandHistory) -> Replayed:
-    """Play ``history`` through the engine; raises PhhError naming what was wrong."""
+def start_hand(history: HandHistory) -> Hand:
+    """The engine hand the history starts from: its players, button, antes and blinds.
+
+    The hand is built directly (not through a :class:`Table`), because a hand history is one
+    hand: there is no previous hand to move the button or the blinds from, and a file may
+    describe a layout only a table's history produces (a dead small blind, [002 #28]).
+    """
     config = game_config(history)
-    seats, size = _seats(history)
-    player_of = {seat: i + 1 for i, seat in enumerate(seats)}
+    layout = blind_layout(history)
+    seats = _seats(history)
+    number = history.hand if isinstance(history.hand, int) else 1
     try:
-        table = Table(config, seats=size)
-        for seat, stack in zip(seats, history.starting_stacks, strict=True):
-            table.sit(seat, stack)
-        table.set_button(seats[-1])
-        straddle = seats[2] if len(seats) >= 3 and history.blinds_or_straddles[2] else None
-        hand = table.start_hand(straddle=straddle)
+        hand = Hand(
+            config=config,
+            number=number,
+            stacks=dict(zip(seats, history.starting_stacks, strict=True)),
+            button=seats[-1],
+            small_blind_seat=(
+                None if layout.small_blind_player is None else seats[layout.small_blind_player - 1]
+            ),
+            big_blind_seat=seats[layout.big_blind_player - 1],
+            straddle_seat=seats[layout.big_blind_player] if layout.straddle else None,
+        )
     except EngineError as exc:
         raise PhhError(f"cannot set up the hand: {exc}") from None
     if tuple(hand.deal_order) != seats:
@@ -169,14 +207,14 @@ def replay(history: HandHistory) -> Replayed:
             f"the engine deals seats {list(hand.deal_order)}, the file lists players at seats "
             f"{list(seats)} (p1 must be first left of the button)"
         )
-    if straddle is not None and hand_straddle(hand) != history.blinds_or_straddles[2]:
-        raise _field(
-            "blinds_or_straddles",
-            f"straddle of {history.blinds_or_straddles[2]}; the straddle is 2 x the big blind "
-            f"= {2 * config.big_blind} (rules.md §2)",
-        )
+    return hand
 
-    state = _ReplayState(hand=hand, seats=seats, player_of=player_of)
+
+def replay(history: HandHistory) -> Replayed:
+    """Play ``history`` through the engine; raises PhhError naming what was wrong."""
+    hand = start_hand(history)
+    seats = tuple(hand.deal_order)
+    state = _ReplayState(hand=hand, seats=seats, player_of={s: i + 1 for i, s in enumerate(seats)})
     for number, action in enumerate(history.actions, start=1):
         try:
             state.apply(action)
@@ -186,13 +224,6 @@ def replay(history: HandHistory) -> Replayed:
     result = hand.result
     assert result is not None
     return Replayed(tuple(result.final_stacks[s] for s in seats), hand)
-
-
-def hand_straddle(hand: Hand) -> int:
-    """Chips posted as a straddle in ``hand`` (0 if none)."""
-    return sum(
-        r.amount for r in hand.log if isinstance(r, Posted) and r.kind is PostKind.STRADDLE
-    )
 
 
 class _ReplayState:
