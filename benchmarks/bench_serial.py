@@ -14,6 +14,7 @@ observation delivered by the reader (goal: p99 under 2 ms).
 
 from __future__ import annotations
 
+import os
 import queue
 import statistics
 import time
@@ -110,8 +111,11 @@ def bench_latency(frames: int) -> dict[str, Any]:
 
 def main(quick: bool) -> dict[str, Any]:
     n = 1_000 if quick else 10_000
+    load_before = os.getloadavg()[0]
     decode = bench_decode(n * 10)
     latency = bench_latency(n)
+    load = {"loadavg_1min_before": load_before, "loadavg_1min_after": os.getloadavg()[0],
+            "cpus": os.cpu_count() or 0}
     print(f"{'measure':<42}{'value':>14}")
     print(f"{'decode: frames/s (MessageDecoder)':<42}{decode['frames_per_s']:>14,.0f}")
     print(f"{'decode: MB/s':<42}{decode['MB_per_s']:>14.2f}")
@@ -120,5 +124,7 @@ def main(quick: bool) -> dict[str, Any]:
     print(f"{'pty -> observation: p99 ms (goal < 2)':<42}{latency['p99_ms']:>14.3f}")
     print(f"{'pty -> observation: max ms':<42}{latency['max_ms']:>14.3f}")
     print(f"{'burst over pty: frames/s end to end':<42}{latency['burst_frames_per_s']:>14,.0f}")
-    print(f"({latency['frames']} frames in the latency run; bad frames {latency['bad_frames']})")
-    return {"decode": decode, "latency": latency}
+    print(f"({latency['frames']} frames in the latency run; bad frames {latency['bad_frames']};"
+          f" load average {load['loadavg_1min_before']:.1f} -> {load['loadavg_1min_after']:.1f}"
+          f" on {load['cpus']} CPUs: a shared machine stretches the tail)")
+    return {"decode": decode, "latency": latency, "machine_load": load}
