@@ -19,13 +19,15 @@ deck activate`` while the daemon runs): the daemon calls that between hands.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any, TypeVar
 
 from firmware_bridge.tags import TagIdentity
 from table_controller.cards import DECK, Card, CardError, parse_card
@@ -50,6 +52,23 @@ CREATE TABLE IF NOT EXISTS deck_tag (
 
 class DeckRegistryError(Exception):
     """A registry operation that cannot be done (unknown deck, clash, unreadable database)."""
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _db_errors(method: _F) -> _F:
+    """A database failure (locked, corrupt, disk full) in ``method`` becomes a
+    :class:`DeckRegistryError` naming the file; the registry's state is unchanged."""
+
+    @functools.wraps(method)
+    def wrapper(self: DeckRegistry, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise DeckRegistryError(f"deck registry {self.path}: {exc}") from None
+
+    return wrapper  # type: ignore[return-value]
 
 
 def format_uid(uid: bytes) -> str:
@@ -104,8 +123,10 @@ class DeckRegistry:
     # -- opening ---------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> DeckRegistry:
+    def open(cls, path: str | Path, *, create: bool = True,
+             busy_timeout: float = 5.0) -> DeckRegistry:
         """Open (and with ``create`` create) the registry at ``path`` (``":memory:"`` works).
+        ``busy_timeout``: seconds to wait for another process's write to finish.
 
         Raises :class:`DeckRegistryError` naming the file if it is missing (``create=False``),
         not a database, or holds a registry of a newer schema.
@@ -119,20 +140,15 @@ class DeckRegistry:
             raise DeckRegistryError(f"cannot open deck registry {text}: {exc}") from None
         try:
             db.execute("PRAGMA foreign_keys = ON")
-            db.execute("PRAGMA busy_timeout = 5000")
-            with _transaction(db):
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                row = db.execute(
-                    "SELECT value FROM deck_meta WHERE key = 'schema_version'").fetchone()
-                if row is None:
-                    db.execute("INSERT INTO deck_meta VALUES ('schema_version', ?)",
-                               (str(SCHEMA_VERSION),))
-                elif row[0] != str(SCHEMA_VERSION):
-                    raise DeckRegistryError(
-                        f"deck registry {text} has schema version {row[0]}, this program "
-                        f"knows version {SCHEMA_VERSION}")
+            db.execute(f"PRAGMA busy_timeout = {max(0, int(busy_timeout * 1000))}")
+            if create:
+                with _transaction(db):
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    _check_version(db, text, create=True)
+            else:  # read without writing: a read-only file or a shared database stays as it is
+                _check_version(db, text, create=False)
             return cls(db, path=text)
         except sqlite3.Error as exc:
             db.close()
@@ -159,6 +175,8 @@ class DeckRegistry:
 
     def identify(self, uid: bytes) -> TagIdentity:
         """What the tag ``uid`` is (see the module docstring). One dictionary lookup."""
+        if type(uid) is not bytes:
+            uid = bytes(uid)  # a bytearray or memoryview from a decoder is not hashable
         return self._answers.get(uid, UNKNOWN)
 
     @property
@@ -180,6 +198,7 @@ class DeckRegistry:
 
     # -- enrolment -------------------------------------------------------------------------------
 
+    @_db_errors
     def enroll(self, name: str, entries: Iterable[TagEntry], *,
                allow_missing: bool = False) -> DeckInfo:
         """Enrol deck ``name`` from ``entries``, replacing its previous enrolment if any.
@@ -214,6 +233,7 @@ class DeckRegistry:
                     self._set_active(name)
             return self.deck(name)
 
+    @_db_errors
     def remove(self, name: str) -> None:
         """Forget deck ``name`` and its tags. Removing the active deck leaves none active."""
         with self._lock:
@@ -223,6 +243,7 @@ class DeckRegistry:
                     self._db.execute("DELETE FROM deck_meta WHERE key = 'active_deck'")
                 self._db.execute("DELETE FROM deck WHERE name = ?", (name,))
 
+    @_db_errors
     def activate(self, name: str) -> None:
         """Make ``name`` the deck in play (at a dealer change, rules.md §1)."""
         with self._lock:
@@ -230,6 +251,7 @@ class DeckRegistry:
             with self._write():
                 self._set_active(name)
 
+    @_db_errors
     def alternate(self) -> str:
         """Switch to the table's other deck (rules.md §1: two decks alternate at each dealer
         change). Needs exactly two enrolled decks; returns the new active deck's name."""
@@ -246,11 +268,13 @@ class DeckRegistry:
 
     # -- inspection ------------------------------------------------------------------------------
 
+    @_db_errors
     def decks(self) -> list[DeckInfo]:
         with self._lock:
             names = [r[0] for r in self._db.execute("SELECT name FROM deck ORDER BY name")]
             return [self.deck(n) for n in names]
 
+    @_db_errors
     def deck(self, name: str) -> DeckInfo:
         """The deck ``name``; raises :class:`DeckRegistryError` naming the known decks."""
         with self._lock:
@@ -260,8 +284,8 @@ class DeckRegistry:
                 known = [r[0] for r in self._db.execute("SELECT name FROM deck ORDER BY name")]
                 raise DeckRegistryError(
                     f"no deck named {name!r}; enrolled decks: {', '.join(known) or 'none'}")
-            cards = [parse_card(r[0]) for r in self._db.execute(
-                "SELECT card FROM deck_tag WHERE deck = ? AND card IS NOT NULL", (name,))]
+            cards = [self._stored_card(uid, text) for uid, text in self._db.execute(
+                "SELECT uid, card FROM deck_tag WHERE deck = ? AND card IS NOT NULL", (name,))]
             (jokers,) = self._db.execute(
                 "SELECT count(*) FROM deck_tag WHERE deck = ? AND card IS NULL",
                 (name,)).fetchone()
@@ -269,25 +293,35 @@ class DeckRegistry:
                             active=self._active == name, missing=tuple(missing_cards(cards)),
                             enrolled_at=str(row[0]))
 
+    @_db_errors
     def tags(self, name: str) -> list[TagEntry]:
         """The tags of deck ``name``, cards in deck order then jokers."""
         with self._lock:
             self.deck(name)
             rows = self._db.execute("SELECT uid, card FROM deck_tag WHERE deck = ?", (name,))
-            entries = [TagEntry(uid=bytes(u), card=None if c is None else parse_card(c))
+            entries = [TagEntry(uid=bytes(u), card=None if c is None else self._stored_card(u, c))
                        for u, c in rows]
         return sorted(entries, key=lambda e: (e.card is None, e.card.index if e.card else 0,
                                               e.uid))
 
+    @_db_errors
     def owner(self, uid: bytes) -> tuple[str, Card | None] | None:
         """(deck, card) the UID is enrolled as (card None: a joker), or None."""
         with self._lock:
             row = self._owner_row(uid)
-        if row is None:
-            return None
-        return row[0], None if row[1] is None else parse_card(row[1])
+            if row is None:
+                return None
+            return row[0], None if row[1] is None else self._stored_card(uid, row[1])
 
     # -- internals -------------------------------------------------------------------------------
+
+    def _stored_card(self, uid: bytes, text: str) -> Card:
+        try:
+            return parse_card(text)
+        except CardError:
+            raise DeckRegistryError(
+                f"deck registry {self._path}: tag {format_uid(bytes(uid))} has a broken card "
+                f"{text!r}; re-enrol its deck") from None
 
     def _owner_row(self, uid: bytes) -> tuple[str, str | None] | None:
         row = self._db.execute("SELECT deck, card FROM deck_tag WHERE uid = ?", (uid,)).fetchone()
@@ -367,6 +401,21 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def _check_version(db: sqlite3.Connection, path: str, *, create: bool) -> None:
+    try:
+        row = db.execute("SELECT value FROM deck_meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.OperationalError:
+        if create:
+            raise
+        raise DeckRegistryError(f"{path} holds no deck registry (no deck enrolled yet)") from None
+    if row is None and create:
+        db.execute("INSERT INTO deck_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+    elif row is None or row[0] != str(SCHEMA_VERSION):
+        raise DeckRegistryError(
+            f"deck registry {path} has schema version {None if row is None else row[0]}, this "
+            f"program knows version {SCHEMA_VERSION}")
 
 
 def _check_name(name: str) -> None:

@@ -130,6 +130,42 @@ def test_corrupt_row_reads_as_unknown_not_a_guess(tmp_path: Path) -> None:
     reg = DeckRegistry.open(path)
     assert reg.identify(uid_for(1, 0)).card is None
     assert reg.identify(uid_for(1, 1)).card == DECK[1]
+    with pytest.raises(DeckRegistryError, match="tag 0401A000112233 has a broken card 'Zz'"):
+        reg.deck("red")
+
+
+def test_read_only_open_leaves_other_databases_alone(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE journal (t REAL)")
+    with pytest.raises(DeckRegistryError, match="holds no deck registry"):
+        DeckRegistry.open(path, create=False)
+    with sqlite3.connect(path) as db:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    assert tables == {"journal"}
+    reg = DeckRegistry.open(path)  # the registry shares the file with other tables
+    reg.enroll("red", full_deck(1))
+    assert DeckRegistry.open(path, create=False).active == "red"
+
+
+def test_identify_accepts_any_bytes_like(registry: DeckRegistry) -> None:
+    assert registry.identify(bytearray(uid_for(1, 3))).card == DECK[3]  # type: ignore[arg-type]
+    assert registry.identify(memoryview(uid_for(1, 3))).card == DECK[3]  # type: ignore[arg-type]
+
+
+def test_database_failures_are_registry_errors(registry: DeckRegistry) -> None:
+    registry = DeckRegistry.open(registry.path, busy_timeout=0)
+    locker = sqlite3.connect(registry.path, timeout=0)
+    locker.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(DeckRegistryError, match="database is locked"):
+            registry.activate("blue")
+    finally:
+        locker.rollback()
+        locker.close()
+    assert registry.active == "red"
+    registry.activate("blue")
+    assert registry.active == "blue"
 
 
 def test_identify_from_another_thread_while_switching(registry: DeckRegistry) -> None:
