@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware_bridge.button import DEBOUNCE_S, ShufflerButton
 from firmware_bridge.gpio import Pull
@@ -113,3 +115,26 @@ def test_missed_edges_are_caught_by_polling() -> None:
 def test_bad_debounce() -> None:
     with pytest.raises(ValueError, match="debounce"):
         ShufflerButton(SimGpio(clock=ManualClock()), pin=PIN, debounce=0)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1),
+       presses=st.lists(st.tuples(st.floats(0.06, 0.5), st.floats(0.06, 0.5)), min_size=1,
+                        max_size=6),
+       bounce_ms=st.floats(0.5, 15.0),
+       tick=st.sampled_from([0.001, 0.005, 0.02, 0.1]))
+def test_any_bouncy_sequence_gives_exactly_its_presses(
+        seed: int, presses: list[tuple[float, float]], bounce_ms: float, tick: float) -> None:
+    """Presses held and released for at least 60 ms, bouncing for up to 15 ms, are each reported
+    exactly once at their first contact, however often the loop polls."""
+    clock, gpio, button = rig()
+    rng = random.Random(seed)
+    bounce = Bounce(duration=bounce_ms / 1000, min_extra=0, max_extra=12)
+    t = 100.1
+    starts = []
+    for hold, gap in presses:
+        gpio.press(PIN, at=t, hold=hold, rng=rng, bounce=bounce)
+        starts.append(t)
+        t += hold + gap
+    reported = run(clock, gpio, button, t + 0.2, tick)
+    assert [p.t for p in reported] == starts
