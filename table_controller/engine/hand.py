@@ -16,6 +16,7 @@ from table_controller.engine.actions import Action, ActionKind, LegalActions, St
 from table_controller.engine.betting import BettingRound, Resolved, SeatState
 from table_controller.engine.config import GameConfig
 from table_controller.engine.errors import IllegalAction
+from table_controller.engine.interpret import interpret_chips
 from table_controller.engine.pots import Pot, build_pots, uncalled_excess
 from table_controller.engine.records import (
     ActionTaken,
@@ -269,52 +270,15 @@ class Hand:
         self._after_change()
 
     def interpret_chips(self, seat: int, amount: int, *, single_chip: bool = False) -> Action:
-        """The action meant by pushing ``amount`` chips (added to his bet) without a verbal
-        declaration; nothing is applied.
-
-        - Everything he has: all-in.
-        - A single oversized chip facing a bet is a call [002 #38, #39]; opening, it is a bet
-          of its full value.
-        - Facing a bet, 50% or more of the minimum raise (but less than a full raise) obliges
-          a full minimum raise; less than 50% is a call, the excess returned (TDA 43
-          [002 #37, 003, 004]).
-        - Less than a call (not all-in) is completed to a call; an opening bet under the
-          minimum is completed to the minimum bet (TDA 43); above the pot-limit or fixed-limit
-          maximum the excess is returned (engine decisions, docs/engine.md).
+        """The action meant by pushing ``amount`` chips without a declaration (the 50% rule,
+        TDA 43 [002 #37, #38, #39]); nothing is applied. See :func:`interpret.interpret_chips`.
         """
         legal = self.legal_actions(seat)
         if not legal.can_fold:
             raise IllegalAction(f"seat {seat} faces no decision", rule=cite.TURN_ORDER)
-        if amount < 0:
-            raise IllegalAction(f"cannot push {amount} chips", rule=cite.TABLE_STAKES)
-        p = self.players[seat]
-        if amount >= p.stack and legal.all_in_to is not None:
-            return Action(seat=seat, kind=ActionKind.ALL_IN)
-        to = p.bet + min(amount, p.stack)
-        current = self._round.current_bet
-        if amount == 0:
-            if legal.can_check:
-                return Action(seat=seat, kind=ActionKind.CHECK)
-            raise IllegalAction("no chips pushed facing a bet: call, raise or fold",
-                                rule=cite.CHECK)
-        if legal.can_bet and legal.min_bet_to is not None and legal.max_bet_to is not None:
-            to = min(max(to, legal.min_bet_to), legal.max_bet_to)
-            return Action(seat=seat, kind=ActionKind.BET, amount=to)
-        # Not a raise: a call, or a check when nothing is owed (the big blind's option).
-        passive = Action(seat=seat, kind=ActionKind.CALL if legal.can_call else ActionKind.CHECK)
-        if current == 0:  # no full bet possible: all-in if he may, else nothing to bet into
-            return Action(seat=seat, kind=ActionKind.ALL_IN) if legal.all_in_to else passive
-        if to <= current or single_chip or legal.reason_no_raise is not None:
-            return passive
-        full_to = self._round.full_raise_to()
-        if 2 * (to - current) < full_to - current:
-            return passive  # under 50% of a raise: a call, the excess returned
-        if legal.min_raise_to is None or legal.max_raise_to is None:
-            return Action(seat=seat, kind=ActionKind.ALL_IN)  # obliged beyond his stack
-        to = min(max(to, legal.min_raise_to), legal.max_raise_to)
-        if to == p.bet + p.stack:
-            return Action(seat=seat, kind=ActionKind.ALL_IN)
-        return Action(seat=seat, kind=ActionKind.RAISE, amount=to)
+        return interpret_chips(legal, amount, current_bet=self._round.current_bet,
+                               full_raise_to=self._round.full_raise_to(),
+                               single_chip=single_chip)
 
     # ------------------------------------------------------------------ applying
     def _apply(self, r: Resolved, *, out_of_turn: bool) -> None:
