@@ -41,6 +41,7 @@ from firmware_bridge.protocol import (
     InventoryEnd,
     InventoryEntry,
     InventoryRequest,
+    SetOutputs,
     TagGone,
     TagSeen,
 )
@@ -94,12 +95,14 @@ class _Tag:
 class _Inventory:
     request_id: int
     asked_at: float
-    begun: bool = False
     entries: dict[bytes, int] | None = None
 
 
 class RfidReader:
-    """Implements :class:`firmware_bridge.link.LinkListener`; thread-safe (one lock)."""
+    """Implements :class:`firmware_bridge.link.LinkListener`; thread-safe (one lock).
+
+    ``sink`` receives every observation, on the link's thread, with the reader's lock held: it
+    must not block (the default puts them into :attr:`observations`, an unbounded queue)."""
 
     def __init__(
         self,
@@ -219,7 +222,6 @@ class RfidReader:
                 case InventoryBegin():
                     inv = self._inventory
                     if inv is not None and msg.request_id == inv.request_id:
-                        inv.begun = True
                         inv.entries = {}
                 case InventoryEntry():
                     inv = self._inventory
@@ -236,8 +238,9 @@ class RfidReader:
     def tick(self) -> None:
         self.poll()
 
-    def set_outputs(self, msg: HostMessage) -> bool:
-        """Pass a SET_OUTPUTS (or any host message) to the controller; False if the link is down."""
+    def set_outputs(self, msg: SetOutputs) -> bool:
+        """Set the controller's lamp and buzzer (docs/protocol.md §4); False if the link is down
+        (the command is dropped, not queued: a stale alarm must not sound later)."""
         with self._lock:
             return self._send(msg) if self._send is not None else False
 
