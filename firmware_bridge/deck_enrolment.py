@@ -229,7 +229,8 @@ class Enrolment:
         self._taken.append(uid)
         self._last = uid
         self._finish_if_full()
-        return self._reply(Outcome.ENROLLED, f"{_name(slot)} = {hex_uid}")
+        return self._reply(Outcome.ENROLLED,
+                           f"{_name(slot)} = {hex_uid} ({len(self._taken)}/{len(self._slots)})")
 
     def skip(self) -> Reply:
         if self._over is not None:

@@ -252,7 +252,7 @@ def test_enrolment_walks_the_deck_with_skip_undo_and_refusals() -> None:
     session = Enrolment(deck="red", jokers=1, owner=owners.get)
     assert session.prompt == "Place As on the enrolment antenna"
     first = session.feed(uid_for(1, 0))
-    assert first.outcome is Outcome.ENROLLED and first.message == "As = 0401A000112233"
+    assert first.outcome is Outcome.ENROLLED and first.message == "As = 0401A000112233 (1/53)"
     assert first.prompt == "Place 2s on the enrolment antenna"
     # the ace still lies on the antenna and is reported again: not an error, not a new card
     assert session.feed(uid_for(1, 0)).outcome is Outcome.IGNORED

@@ -312,6 +312,8 @@ def _enroll(registry: Any, args: argparse.Namespace) -> int:
 
     if args.jokers < 0:
         raise _InputError("--jokers must be 0 or more")
+    if args.antenna is not None and not 0 <= args.antenna <= 254:
+        raise _InputError(f"--antenna {args.antenna}: antennas are numbered 0..254")
     events = EnrolmentEvents()
     stop: Callable[[], None] = lambda: None  # noqa: E731
     if args.uids_from:
