@@ -58,13 +58,27 @@ _CODE_BY_SUIT: dict[str, list[int]] = {
 
 
 class HandValue:
-    """The value of a poker hand: compares by :attr:`score` only (rules.md §1)."""
+    """The value of a poker hand: compares by :attr:`score` only (rules.md §1). Immutable.
 
-    __slots__ = ("_cards", "score")
+    Made by :func:`evaluate`; ``category``, ``description`` and ``best_five`` are derived from the
+    score (and the cards) on demand, so evaluating stays cheap.
+    """
+
+    __slots__ = ("_cards", "_score")
 
     def __init__(self, score: int, cards: Sequence[Card]) -> None:
-        self.score = score
+        self._score = score
         self._cards = tuple(cards)
+
+    @property
+    def score(self) -> int:
+        """Higher is better; equal exactly when the hands tie (layout: ``evaluator_rules``)."""
+        return self._score
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The 5 to 7 cards that were evaluated, in the order given."""
+        return self._cards
 
     @property
     def category(self) -> HandCategory:

@@ -178,6 +178,13 @@ def test_ties(left: str, right: str) -> None:
     assert len({a, b}) == 1
 
 
+def test_value_is_immutable_and_keeps_its_cards() -> None:
+    value = ev("Ah Ad 3c 5d 9s 2c")
+    assert value.cards == tuple(parse_cards("Ah Ad 3c 5d 9s 2c"))
+    with pytest.raises(AttributeError):
+        value.score = 0  # type: ignore[misc]
+
+
 def test_equality_with_other_types() -> None:
     value = ev("As Ks Qs Js Ts")
     assert value != value.score
