@@ -8,13 +8,20 @@ import random
 import subprocess
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from firmware_bridge.gpio import BackendUnavailable, Edge, GpioError, Pull, open_backend
+from firmware_bridge.gpio import (
+    BackendUnavailable,
+    Edge,
+    GpioBackend,
+    GpioError,
+    Pull,
+    open_backend,
+)
 from hw_sim.gpio import Bounce, ManualClock, PinChange, SimGpio, bounce_burst
 
 
@@ -254,3 +261,58 @@ def test_gpio_config_defaults_and_errors() -> None:
         with pytest.raises(GpioConfigError) as info:
             GpioConfig.from_dict(table)
         assert str(info.value).startswith(message), (table, str(info.value))
+
+
+# -- one contract, every backend (the RPi.GPIO adapter on the stand-in module) -------------------
+
+
+@pytest.fixture(params=["sim", "rpi"])
+def contract(request: pytest.FixtureRequest,
+             monkeypatch: pytest.MonkeyPatch) -> tuple[GpioBackend, Callable[[int, bool], None]]:
+    """(backend, drive(pin, level)): drive plays the outside world on an input pin."""
+    if request.param == "sim":
+        sim = SimGpio(clock=ManualClock())
+        return sim, sim.drive
+    fake = FakeRpiGpio()
+    package = types.ModuleType("RPi")
+    package.GPIO = fake  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "RPi", package)
+    monkeypatch.setitem(sys.modules, "RPi.GPIO", fake)
+    backend = open_backend("rpi")
+
+    def drive(pin: int, level: bool) -> None:
+        if fake.levels.get(pin) != int(level):
+            fake.levels[pin] = int(level)
+            if pin in fake.detectors:
+                fake.detectors[pin](pin)
+
+    return backend, drive
+
+
+def test_backend_contract(contract: tuple[GpioBackend, Callable[[int, bool], None]]) -> None:
+    backend, drive = contract
+    backend.setup_input(17, pull=Pull.UP)
+    assert backend.read(17) is True
+    edges: list[tuple[int, bool]] = []
+    backend.add_edge_callback(17, lambda p, lv: edges.append((p, lv)))
+    drive(17, False)
+    drive(17, True)
+    assert edges == [(17, False), (17, True)]
+    backend.remove_edge_callbacks(17)
+    drive(17, False)
+    assert len(edges) == 2 and backend.read(17) is False
+    backend.setup_output(22, initial=True)
+    assert backend.read(22) is True
+    backend.write(22, False)
+    assert backend.read(22) is False
+    with pytest.raises(GpioError, match="not set up as an output"):
+        backend.write(17, True)
+    with pytest.raises(GpioError, match="GPIO9 is not set up"):
+        backend.read(9)
+    with pytest.raises(GpioError, match="not a BCM pin"):
+        backend.setup_input(28, pull=Pull.UP)
+    with pytest.raises(GpioError, match="not set up as an input"):
+        backend.add_edge_callback(22, lambda p, lv: None)
+    backend.cleanup()
+    with pytest.raises(GpioError):
+        backend.write(22, True)
