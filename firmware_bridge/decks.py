@@ -207,7 +207,7 @@ class DeckRegistry:
         ``allow_missing``) a card missing raises :class:`DeckRegistryError` and leaves the
         registry as it was. The first deck ever enrolled becomes the active one.
         """
-        _check_name(name)
+        check_deck_name(name)
         tags = list(entries)
         problems = entry_problems(tags)
         with self._lock:
@@ -418,7 +418,8 @@ def _check_version(db: sqlite3.Connection, path: str, *, create: bool) -> None:
             f"program knows version {SCHEMA_VERSION}")
 
 
-def _check_name(name: str) -> None:
+def check_deck_name(name: str) -> None:
+    """Raise :class:`DeckRegistryError` unless ``name`` is a usable deck name."""
     if not name or not name.strip() or name != name.strip() or len(name) > 40:
         raise DeckRegistryError(
             f"bad deck name {name!r}: 1-40 characters, no leading or trailing spaces")

@@ -137,6 +137,8 @@ def test_enroll_refuses_other_decks_tags_and_bad_scripts(
     path = script(tmp_path / "uids.txt", [uid(1, 5).hex(), "quit"])
     assert main(["deck", "enroll", "--deck", "blue", "--uids-from", path, "--db", db]) == 1
     assert "belongs to deck 'red' as 3h" in capsys.readouterr().out
+    assert main(["deck", "enroll", "--deck", " blue", "--uids-from", path, "--db", db]) == 2
+    assert "bad deck name ' blue'" in capsys.readouterr().err  # said before any card, not after
     bad = script(tmp_path / "bad.txt", ["0411", "hello"])
     assert main(["deck", "enroll", "--deck", "blue", "--uids-from", bad, "--db", db]) == 2
     err = capsys.readouterr().err

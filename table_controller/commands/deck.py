@@ -24,7 +24,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from firmware_bridge.decks import DeckInfo, DeckRegistry
 
 DEFAULT_DB = "table-controller.sqlite3"
 DB_ENV = "TABLE_CONTROLLER_DB"
@@ -86,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     creates = command in ("import", "enroll")
     try:
         with DeckRegistry.open(db, create=creates) as registry:
-            handler: Callable[[Any, argparse.Namespace], int] = _HANDLERS[command]
+            handler: Callable[[DeckRegistry, argparse.Namespace], int] = _HANDLERS[command]
             return handler(registry, args)
     except (DeckRegistryError, DeckFileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -99,16 +102,18 @@ def run(args: argparse.Namespace) -> int:
 # -- simple subcommands --------------------------------------------------------------------------
 
 
-def _import(registry: Any, args: argparse.Namespace) -> int:
+def _import(registry: DeckRegistry, args: argparse.Namespace) -> int:
     from firmware_bridge.deck_enrolment import read_deck_file
+    from firmware_bridge.decks import check_deck_name
 
+    check_deck_name(args.deck)
     entries = read_deck_file(args.file, allow_missing=args.allow_missing)
     info = registry.enroll(args.deck, entries, allow_missing=args.allow_missing)
     print(f"deck {info.name!r} enrolled from {args.file}: {_describe(info)}")
     return 0
 
 
-def _list(registry: Any, args: argparse.Namespace) -> int:
+def _list(registry: DeckRegistry, args: argparse.Namespace) -> int:
     decks = registry.decks()
     if not decks:
         print(f"no decks enrolled in {registry.path}")
@@ -118,7 +123,7 @@ def _list(registry: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _show(registry: Any, args: argparse.Namespace) -> int:
+def _show(registry: DeckRegistry, args: argparse.Namespace) -> int:
     from firmware_bridge.deck_enrolment import format_deck_file
 
     info = registry.deck(args.name)
@@ -130,24 +135,24 @@ def _show(registry: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _activate(registry: Any, args: argparse.Namespace) -> int:
+def _activate(registry: DeckRegistry, args: argparse.Namespace) -> int:
     registry.activate(args.name)
     print(f"deck {args.name!r} is in play")
     return 0
 
 
-def _alternate(registry: Any, args: argparse.Namespace) -> int:
+def _alternate(registry: DeckRegistry, args: argparse.Namespace) -> int:
     print(f"deck {registry.alternate()!r} is in play")
     return 0
 
 
-def _remove(registry: Any, args: argparse.Namespace) -> int:
+def _remove(registry: DeckRegistry, args: argparse.Namespace) -> int:
     registry.remove(args.name)
     print(f"deck {args.name!r} removed")
     return 0
 
 
-def _describe(info: Any) -> str:
+def _describe(info: DeckInfo) -> str:
     text = f"{info.cards}/52 cards"
     if info.jokers:
         text += f", {info.jokers} joker{'s' if info.jokers > 1 else ''}"
@@ -306,10 +311,11 @@ class _LinkTags:
         return None
 
 
-def _enroll(registry: Any, args: argparse.Namespace) -> int:
+def _enroll(registry: DeckRegistry, args: argparse.Namespace) -> int:
     from firmware_bridge.deck_enrolment import Enrolment, Outcome
-    from firmware_bridge.decks import DeckRegistryError
+    from firmware_bridge.decks import DeckRegistryError, check_deck_name
 
+    check_deck_name(args.deck)
     if args.jokers < 0:
         raise _InputError("--jokers must be 0 or more")
     if args.antenna is not None and not 0 <= args.antenna <= 254:
@@ -371,7 +377,7 @@ def _enroll(registry: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-_HANDLERS: dict[str, Callable[[Any, argparse.Namespace], int]] = {
+_HANDLERS: dict[str, Callable[[DeckRegistry, argparse.Namespace], int]] = {
     "import": _import, "enroll": _enroll, "list": _list, "show": _show, "activate": _activate,
     "alternate": _alternate, "remove": _remove,
 }
