@@ -30,6 +30,7 @@ from table_controller.engine import (
     EngineError,
     GameConfig,
     Hand,
+    LegalActions,
     OddChipRule,
     RakeConfig,
     Street,
@@ -245,14 +246,15 @@ class _ReplayState:
                 raise PhhError(f"card {card} is dealt twice ({other} and {where})")
             self.seen[card] = where
 
-    def _seat_to_act(self, player: int) -> int:
-        seat = self.seats[player - 1]
-        to_act = self.hand.to_act
-        if to_act is None:
+    def _legal_for(self, player: int) -> LegalActions:
+        """What ``player`` may do; PHH lists actions in turn, so it must be his turn."""
+        hand = self.hand
+        if hand.betting_complete:
             raise PhhError("no betting action is due now (the round is over)")
-        if to_act != seat:
-            raise PhhError(f"not p{player}'s turn: p{self.player_of[to_act]} is to act")
-        return seat
+        legal = hand.legal_actions()  # the player to act
+        if legal.seat != self.seats[player - 1]:
+            raise PhhError(f"not p{player}'s turn: p{self.player_of[legal.seat]} is to act")
+        return legal
 
     def apply(self, action: PhhAction) -> None:
         hand = self.hand
@@ -272,20 +274,19 @@ class _ReplayState:
                 self._claim(cards, "the board")
                 hand.deal_board(cards)
             case Fold(player, _):
-                hand.act(Action(seat=self._seat_to_act(player), kind=ActionKind.FOLD))
+                legal = self._legal_for(player)
+                hand.act(Action(seat=legal.seat, kind=ActionKind.FOLD))
             case CheckOrCall(player, _):
-                seat = self._seat_to_act(player)
-                legal = hand.legal_actions(seat)
+                legal = self._legal_for(player)
                 kind = ActionKind.CHECK if legal.can_check else ActionKind.CALL
-                hand.act(Action(seat=seat, kind=kind))
+                hand.act(Action(seat=legal.seat, kind=kind))
             case BetOrRaiseTo(player, amount, _):
-                seat = self._seat_to_act(player)
-                legal = hand.legal_actions(seat)
+                legal = self._legal_for(player)
                 if amount == legal.all_in_to:
-                    hand.act(Action(seat=seat, kind=ActionKind.ALL_IN))
+                    hand.act(Action(seat=legal.seat, kind=ActionKind.ALL_IN))
                 else:
                     kind = ActionKind.BET if legal.can_bet else ActionKind.RAISE
-                    hand.act(Action(seat=seat, kind=kind, amount=amount))
+                    hand.act(Action(seat=legal.seat, kind=kind, amount=amount))
             case ShowOrMuck(player, shown, cards, _):
                 seat = self.seats[player - 1]
                 if not shown:
