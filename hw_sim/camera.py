@@ -50,7 +50,7 @@ class VirtualCamera:
     """Renders scenes; a frame source (``read``/``close``) over the scene last set."""
 
     def __init__(self, *, layout: TableLayout | None = None, seed: int = 0,
-                 noise_sigma: float = 2.0, max_rotation: float = 4.0, max_offset: float = 3.0,
+                 noise_sigma: float = 2.0, max_rotation: float = 3.0, max_offset: float = 2.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.layout = layout or default_layout()
         self.seed = seed

@@ -48,15 +48,17 @@ def _suit_shape(img: Image, suit: str, cx: float, cy: float, size: float,
         circle(0.45, -0.4, 0.5)
         poly([(-0.93, -0.22), (0.93, -0.22), (0, 1)])
     elif suit == "s":
-        circle(-0.45, 0.2, 0.45)
-        circle(0.45, 0.2, 0.45)
-        poly([(-0.88, 0.05), (0.88, 0.05), (0, -1)])
-        poly([(0, 0.2), (0.3, 1), (-0.3, 1)])
+        # A sharp point on top, wide shoulders: unlike the club's round top lobe.
+        circle(-0.42, 0.25, 0.42)
+        circle(0.42, 0.25, 0.42)
+        poly([(-0.84, 0.2), (0.84, 0.2), (0, -1.05)])
+        poly([(0, 0.2), (0.35, 1), (-0.35, 1)])
     else:
-        circle(0, -0.5, 0.42)
-        circle(-0.48, 0.15, 0.42)
-        circle(0.48, 0.15, 0.42)
-        poly([(0, 0), (0.3, 1), (-0.3, 1)])
+        # Three separate round lobes and a thin stem.
+        circle(0, -0.55, 0.38)
+        circle(-0.55, 0.12, 0.38)
+        circle(0.55, 0.12, 0.38)
+        poly([(0, -0.1), (0.22, 1), (-0.22, 1)])
 
 
 def _rounded_alpha() -> Image:
@@ -77,7 +79,7 @@ def _index(card: Card, colour: tuple[int, int, int]) -> Image:
     (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, 2)
     cv2.putText(tile, text, ((36 - tw) // 2, 4 + th + (26 - th) // 2),
                 cv2.FONT_HERSHEY_DUPLEX, scale, colour, 2, cv2.LINE_AA)
-    _suit_shape(tile, card.suit, 18, 47, 24, colour)
+    _suit_shape(tile, card.suit, 18, 48, 28, colour)
     return tile
 
 

@@ -271,24 +271,31 @@ def _split(contour: npt.NDArray[np.int32], k: int, *, use_notches: bool = True
 
 
 def _card_area(contours: list[npt.NDArray[np.int32]], config: DetectorConfig) -> float | None:
-    """Area of one card in half-resolution pixels: configured, or the median single card."""
+    """Area of one card in half-resolution pixels: configured, else measured on this frame
+    from the blobs that look like one card, else from neat rows of cards (whose short side is a
+    card's height)."""
     if config.card_height is not None:
         h = config.card_height / _SCALE
         return h * h * CARD_ASPECT
-    areas = []
+    singles: list[float] = []
+    rows: list[float] = []
     for c in contours:
         area = cv2.contourArea(c)
         if area < 60:
             continue
         (_, _), (rw, rh), _ = cv2.minAreaRect(c)
-        if rw < 1 or rh < 1:
+        if rw < 1 or rh < 1 or area < 0.9 * rw * rh:
             continue
-        aspect = min(rw, rh) / max(rw, rh)
-        if area / (rw * rh) > 0.9 and abs(aspect - CARD_ASPECT) < 0.08:
-            areas.append(area)
-    if not areas:
-        return None
-    return float(np.median(areas))
+        short, long = min(rw, rh), max(rw, rh)
+        if abs(short / long - CARD_ASPECT) < 0.08:
+            singles.append(area)
+        elif long > short:
+            rows.append(short * short * CARD_ASPECT)
+    if singles:
+        return float(np.median(singles))
+    if rows:
+        return float(np.median(rows))
+    return None
 
 
 def _full_res_outlines(frame: Image, contour: npt.NDArray[np.int32], threshold: float,

@@ -129,7 +129,7 @@ def default_layout(*, width: int = 1280, height: int = 720, seats: int = 10) -> 
     s = width / 1280.0
     card_h = 100.0 * s
     card_w = card_h * CARD_ASPECT
-    pitch = card_w + 6 * s
+    pitch = card_w + 10 * s
     cx, cy = width / 2, height / 2 - 36 * s
     zones: dict[str, tuple[Point, ...]] = {}
     slots: dict[str, tuple[Slot, ...]] = {}

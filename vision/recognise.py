@@ -93,6 +93,22 @@ def _index_box(faces: list[Image]) -> tuple[int, int, int, int]:
     return x0, y0, x1, y1
 
 
+def _split_index(faces: list[Image], box: tuple[int, int, int, int]
+                 ) -> list[tuple[int, int, int, int]]:
+    """The index box cut into the rank (top) and the suit (below it), at the emptiest row in
+    its middle: the two signs are then scored separately, so a suit sign, small beside the
+    rank, weighs as much as the rank."""
+    x0, y0, x1, y1 = box
+    ink = np.stack([255.0 - cv2.cvtColor(f[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
+                    for f in faces]).mean(axis=(0, 2))
+    h = y1 - y0
+    lo, hi = int(h * 0.3), int(h * 0.75)
+    if hi - lo < 2:
+        return [box]
+    cut = y0 + lo + int(np.argmin(ink[lo:hi]))
+    return [(x0, y0, x1, cut + 1), (x0, cut, x1, y1)]
+
+
 class Recogniser:
     """Classifies straightened cards against one enrolled deck."""
 
@@ -105,16 +121,19 @@ class Recogniser:
                  for k, v in deck.faces.items()}
         back = np.asarray(cv2.resize(deck.back, CANON, interpolation=cv2.INTER_AREA), np.uint8)
         self.box = _index_box(list(canon.values()))
-        x0, y0, x1, y1 = self.box
+        self.parts = _split_index(list(canon.values()), self.box)
         # Row 2i: face i upright; row 2i+1: face i upside down.
-        thumbs, corners, details = [], [], []
+        thumbs, details = [], []
+        corners: list[list[Vector]] = [[] for _ in self.parts]
         for label in self.labels:
             for pic in (canon[label], cv2.rotate(canon[label], cv2.ROTATE_180)):
                 thumbs.append(_thumb(pic))
-                corners.append(_unit(_prep(pic)[y0:y1, x0:x1]))
+                prepared = _prep(pic)
+                for k, (x0, y0, x1, y1) in enumerate(self.parts):
+                    corners[k].append(_unit(prepared[y0:y1, x0:x1]))
                 details.append(_detail(pic))
         self._face_thumbs = np.stack(thumbs)
-        self._corners = np.stack(corners)
+        self._corners = [np.stack(c) for c in corners]
         self._details = np.stack(details)
         self._back_thumbs = np.stack([_thumb(back), _thumb(cv2.rotate(back, cv2.ROTATE_180))])
 
@@ -133,22 +152,24 @@ class Recogniser:
         short = np.argsort(-per_card)[:_SHORTLIST]
         rows = np.stack([2 * short, 2 * short + 1], axis=1).ravel()
         others = rows ^ 1
-        a = self._match(prepared, self._corners[rows])
-        b = self._match(turned, self._corners[others])
         detail = self._details[rows] @ _detail(card)
-        scores = (np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6
-                  + _BODY_WEIGHT * face_scores[rows] + _DETAIL_WEIGHT * detail)
+        scores = _BODY_WEIGHT * face_scores[rows] + _DETAIL_WEIGHT * detail
+        for k, part in enumerate(self.parts):
+            a = self._match(prepared, self._corners[k][rows], part)
+            b = self._match(turned, self._corners[k][others], part)
+            scores = scores + np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6
         per_short = scores.reshape(-1, 2).max(axis=1)
         order = np.argsort(-per_short)
         top_score = float(per_short[order[0]])
         runner = float(per_short[order[1]]) if len(order) > 1 else top_score - 1.0
         return Recognition(self.labels[int(short[order[0]])], top_score, top_score - runner)
 
-    def _match(self, img: npt.NDArray[np.float32], templates: Vector) -> Vector:
+    def _match(self, img: npt.NDArray[np.float32], templates: Vector,
+               box: tuple[int, int, int, int]) -> Vector:
         """Best normalised correlation of each template (zero-mean unit rows) with the index
         box of ``img`` shifted by up to ±_SHIFT pixels. The templates having zero mean, the
         windows need no centring for the numerator; their spread is taken from two sums."""
-        x0, y0, x1, y1 = self.box
+        x0, y0, x1, y1 = box
         s = _SHIFT
         pad = cv2.copyMakeBorder(np.ascontiguousarray(img), s, s, s, s, cv2.BORDER_REPLICATE)
         region = pad[y0:y1 + 2 * s, x0:x1 + 2 * s]

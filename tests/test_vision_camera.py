@@ -1,0 +1,148 @@
+"""The simulator's virtual camera through the real vision code: sources, detection, tracking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hw_sim import card_art
+from hw_sim.camera import SceneCard, VirtualCamera
+from table_controller.cards import parse_card
+from table_controller.observations import CardEvent, Face, Source
+from vision.analyse import FrameAnalyser
+from vision.detect import FrameError, detect_cards, order_corners
+from vision.recognise import Recogniser
+from vision.sources import FrameSourceError, VideoCaptureSource, open_source
+from vision.templates import enroll_from_folder
+from vision.tracker import CardTracker
+
+
+@pytest.fixture(scope="module")
+def sim_recogniser(tmp_path_factory: pytest.TempPathFactory) -> Recogniser:
+    folder = tmp_path_factory.mktemp("simdeck")
+    card_art.write_deck(str(folder))
+    return Recogniser(enroll_from_folder(folder, "sim"))
+
+
+def _c(text: str) -> SceneCard:
+    card, zone, slot, face = text.split()
+    return SceneCard(None if card == "?" else parse_card(card), zone, int(slot), face == "up")
+
+
+SCENE = [_c(t) for t in (
+    "As board 0 up", "Kd board 1 up", "Th board 2 up", "9c board 3 up",
+    "2c seat1 0 down", "? seat1 1 down", "7s seat5 0 up", "Qh seat5 1 up",
+    "? burn 0 down", "3d muck 1 up",
+)]
+
+
+def _corner_error(found: list[np.ndarray], truth: np.ndarray) -> float:
+    t = order_corners(truth)
+    best = min(found, key=lambda q: float(np.abs(q.mean(axis=0) - t.mean(axis=0)).sum()))
+    return min(float(np.abs(np.roll(best, k, axis=0) - t).max()) for k in (0, 2))
+
+
+def test_frames_are_the_layout_size_and_reproducible() -> None:
+    cam = VirtualCamera(seed=7, clock=lambda: 12.5)
+    cam.set_scene(SCENE)
+    a, b = cam.read(), cam.read()
+    assert a.image.shape == (720, 1280, 3) and a.image.dtype == np.uint8
+    assert (a.t, a.index, b.index) == (12.5, 0, 1)
+    assert np.array_equal(cam.render(frame_index=0), a.image)
+    assert not np.array_equal(a.image, b.image)  # fresh sensor noise per frame
+
+
+def test_scene_with_a_bad_zone_or_slot_is_refused() -> None:
+    cam = VirtualCamera()
+    with pytest.raises(ValueError, match="kitchen"):
+        cam.set_scene([SceneCard(None, "kitchen", 0)])
+    with pytest.raises(ValueError, match="no slot 5"):
+        cam.set_scene([SceneCard(None, "board", 5)])
+
+
+def test_detector_finds_touching_board_cards_with_exact_corners() -> None:
+    cam = VirtualCamera(seed=1)
+    board = [SceneCard(parse_card(c), "board", i, True, rotation=0.0, offset=(-10.0 * i, 0.0))
+             for i, c in enumerate(["As", "Kd", "Th", "9c"])]  # the slots are 10 px apart: they touch
+    quads = detect_cards(cam.render(board))
+    assert len(quads) == 4
+    for sc in board:
+        assert _corner_error(quads, cam.quad_of(sc)) < 2.0
+
+
+def test_analyser_reads_every_card_and_its_zone(sim_recogniser: Recogniser) -> None:
+    cam = VirtualCamera(seed=2)
+    cam.set_scene(SCENE)
+    seen = FrameAnalyser(sim_recogniser, layout=cam.layout).analyse(cam.read().image)
+    got = sorted((s.zone or "-", s.label) for s in seen)
+    want = sorted((sc.zone, str(sc.card) if sc.face_up and sc.card else "back") for sc in SCENE)
+    assert got == want
+    for sc in SCENE:
+        assert _corner_error([s.corners for s in seen], cam.quad_of(sc)) < 2.0
+
+
+def test_tracker_on_camera_frames_emits_rfid_like_observations(
+        sim_recogniser: Recogniser) -> None:
+    t = [100.0]
+    cam = VirtualCamera(seed=3, clock=lambda: t[0])
+    analyser = FrameAnalyser(sim_recogniser, layout=cam.layout)
+    tracker = CardTracker(confirm_frames=3, drop_frames=2, deck="sim")
+    flop = [_c("As board 0 up"), _c("Kd board 1 up"), _c("Th board 2 up"),
+            _c("? seat2 0 down")]
+    cam.set_scene(flop)
+    events = []
+    for _ in range(3):
+        frame = cam.read()
+        events += tracker.update(analyser.analyse(frame.image), frame.t)
+        t[0] += 1 / 30
+    placed = sorted((e.zone, str(e.card) if e.card else None, e.face) for e in events)
+    assert placed == [("board", "As", Face.UP), ("board", "Kd", Face.UP),
+                      ("board", "Th", Face.UP), ("seat2", None, Face.DOWN)]
+    assert all(e.event is CardEvent.PLACED and e.source is Source.CAMERA and e.deck == "sim"
+               for e in events)
+    assert [e.t for e in events] == pytest.approx([100.0 + 2 / 30] * 4)
+    # The seat's card is turned over: it flips after three frames, same key.
+    key = next(e.key for e in events if e.zone == "seat2")
+    cam.set_scene([*flop[:3], _c("8h seat2 0 up")])
+    flips = []
+    for _ in range(3):
+        frame = cam.read()
+        flips += tracker.update(analyser.analyse(frame.image), frame.t)
+    assert [(e.event, e.key, str(e.card), e.face) for e in flips] == [
+        (CardEvent.FLIPPED, key, "8h", Face.UP)]
+
+
+def test_video_file_round_trip_through_videocapture(tmp_path: Path,
+                                                    sim_recogniser: Recogniser) -> None:
+    cam = VirtualCamera(seed=4)
+    path = cam.write_video(tmp_path / "deal.avi", [SCENE[:2], SCENE[:4]], frames_per_scene=2)
+    source = VideoCaptureSource(str(path), clock=lambda: 5.0)
+    analyser = FrameAnalyser(sim_recogniser, layout=cam.layout)
+    counts = []
+    try:
+        while (frame := source.read()) is not None:
+            assert frame.image.shape == (720, 1280, 3)
+            counts.append(sorted(s.label for s in analyser.analyse(frame.image)))
+    finally:
+        source.close()
+    assert counts == [["As", "Kd"]] * 2 + [sorted(["As", "Kd", "Th", "9c"])] * 2
+
+
+def test_open_source_sim_and_bad_sources(tmp_path: Path) -> None:
+    src = open_source("sim")
+    frame = src.read()
+    assert frame is not None and frame.image.shape == (720, 1280, 3)
+    assert detect_cards(frame.image) == []  # empty felt
+    src.close()
+    with pytest.raises(FrameSourceError, match="nope.avi"):
+        open_source(str(tmp_path / "nope.avi"))
+
+
+@pytest.mark.parametrize("bad", [None, np.zeros((10, 10, 3), np.uint8),
+                                 np.zeros((100, 100), np.uint8),
+                                 np.zeros((100, 100, 3), np.float32)])
+def test_malformed_frames_raise_a_clear_error(bad: object) -> None:
+    with pytest.raises(FrameError, match="frame"):
+        detect_cards(bad)  # type: ignore[arg-type]
