@@ -67,7 +67,6 @@ Sender = Callable[[HostMessage], bool]
 @dataclass(slots=True)
 class ReaderStats:
     tag_events: int = 0
-    session_tag_events: int = 0
     placed: int = 0
     removed: int = 0
     moved: int = 0
@@ -154,12 +153,12 @@ class RfidReader:
             return out
 
     def wait_tag_events(self, count: int, timeout: float) -> bool:
-        """Wait until ``count`` TAG_SEEN/TAG_GONE have been handled since the last ``link_up``
-        (for a simulator that drives the clock: scan, wait for the virtual controller's
-        ``edges_sent``, which counts from the HELLO it last answered, then advance)."""
+        """Wait until ``stats.tag_events`` (TAG_SEEN/TAG_GONE handled since the reader was made)
+        reaches ``count``. For a simulator that drives the clock: note ``stats.tag_events`` and
+        the virtual controller's ``edges_sent``, scan, wait for the first plus the edges the scan
+        sent, then advance the clock."""
         with self._handled:
-            return self._handled.wait_for(
-                lambda: self.stats.session_tag_events >= count, timeout)
+            return self._handled.wait_for(lambda: self.stats.tag_events >= count, timeout)
 
     def poll(self, now: float | None = None) -> None:
         """Report the removals whose hold ran out by ``now`` (default: the clock); re-ask an
@@ -179,7 +178,6 @@ class RfidReader:
         with self._lock:
             now = self._clock()
             self.device = hello
-            self.stats.session_tag_events = 0
             self._online = True
             self._syncing = True
             top = max(self.config.antenna_zones, default=-1)
@@ -247,7 +245,6 @@ class RfidReader:
     # ------------------------------------------------------------------ internals
     def _count_tag_event(self) -> None:
         self.stats.tag_events += 1
-        self.stats.session_tag_events += 1
         self._handled.notify_all()
 
     def _emit(self, obs: Observation) -> None:

@@ -124,9 +124,8 @@ class VirtualRfidController:
         self.host_heartbeats = 0
         self.frames_sent = 0
         self.edges_sent = 0
-        """TAG_SEEN / TAG_GONE frames written to the port since the last HELLO answered (those
-        lost to an unplug or silence not counted): what the reader's ``wait_tag_events`` waits
-        for."""
+        """TAG_SEEN / TAG_GONE frames written to the port (those lost to an unplug or silence
+        not counted); compare its growth with the reader's ``stats.tag_events``."""
         self.frames_dropped = 0
         self.outputs = SetOutputs()
         self.host_losses: list[FramesLost] = []
@@ -350,7 +349,6 @@ class VirtualRfidController:
         match item:
             case HostHello():
                 self.hellos += 1
-                self.edges_sent = 0
                 self._send(DeviceHello(
                     self.protocol_major, PROTOCOL_MINOR, self.firmware, self.antenna_count,
                     int(ReaderType.SIMULATED), int(self.scan_period * 1000), "hw_sim virtual"))
