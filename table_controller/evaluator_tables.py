@@ -6,15 +6,16 @@ Every table is derived from the plain rules in :mod:`table_controller.evaluator_
 Card code (a Python ``int`` below 2**43) of a card of rank ``r`` (2..14) and suit index ``s``
 (0..3, order ``s h d c``)::
 
-    code = 5 ** (r - 2)  +  1 << (31 + 3 * s)
+    code = 5 ** (r - 2) + (1 << (31 + 3 * s))
 
 Adding the codes of up to seven distinct cards never carries between fields: the low 31 bits
 hold the *rank key*, the rank counts written in base 5 (a count is at most 4), and each 3-bit
 field above holds how many cards of that suit there are (at most 7). The rank key identifies
 the rank multiset exactly, so one dict maps it to the best non-flush score; the suit fields
 tell whether five cards share a suit. With at most seven cards a flush rules out four of a
-kind and a full house (they need cards of at least three and two suits beside the five
-suited ones: eight cards), so when a flush exists the flush table alone decides the hand.
+kind and a full house: quads hold at most one card of the flush suit and a full house at most
+two (one of the trips, one of the pair), so either would need 5 + 3 = 8 cards. So when a flush
+exists the flush table alone decides the hand (rules.md §1 ranks flush below both).
 """
 
 from __future__ import annotations
