@@ -170,9 +170,10 @@ class SerialLink:
 
     def _connect_and_serve(self) -> tuple[str, bool]:
         try:
+            # exclusive: a second program on the port would steal half the bytes
             port = self._open_port(self.url, baudrate=self.config.baudrate,
                                    timeout=self.config.read_timeout,
-                                   write_timeout=self.config.rx_timeout)
+                                   write_timeout=self.config.rx_timeout, exclusive=True)
         except (serial.SerialException, OSError, ValueError) as exc:
             return f"cannot open {self.url}: {exc}", False
         with self._write_lock:

@@ -428,3 +428,17 @@ def test_reconnection_backs_off_exponentially_up_to_the_maximum() -> None:
         statuses.append(reader.observations.get_nowait())
     assert len(statuses) == 1  # one SENSOR_OFFLINE however many attempts fail
     assert "/dev/ttyACM9" in link.last_error
+
+
+def test_a_second_program_cannot_share_the_port(rig: Rig) -> None:
+    rig.status(True)
+    intruder = RfidReader(resolver=Resolver())
+    second = SerialLink(url=rig.ctrl.path, listener=intruder, config=FAST)
+    second.start()
+    try:
+        obs = intruder.observations.get(timeout=WAIT)
+        assert isinstance(obs, SensorStatus) and not obs.online
+        assert "exclusively lock" in obs.detail
+    finally:
+        second.stop()
+    assert rig.reader.online and rig.link.disconnects == 0
