@@ -218,3 +218,20 @@ def test_a_correct_hand_with_flicker_raises_no_game_alert(
     assert [a.code for a in felt.alerts if a.code != "CARD_EXPOSED_BY_PLAYER"] == []
     assert mon.hand is None and len(mon.events) == 1 and not mon.events[0].voided
     assert sum(table.stacks.values()) == 100 * players
+
+
+@pytest.mark.parametrize("sensors", MODES, ids=MODE_IDS)
+def test_player_lifting_his_cards_is_nothing(sensors: tuple[str, ...]) -> None:
+    """A peek longer than the settle time: the card leaves the picture and comes back (to the
+    camera as a new track); it is no new card, during the deal or after it."""
+    felt = monitor(THREE, sensors=sensors, seats=3)
+    felt.button()
+    felt.place("seat2")
+    assert codes(felt.lift(felt.on_felt("seat2")[0], 1.0), game_only=False) == []
+    for seat in (3, 1, 2, 3, 1):
+        assert codes(felt.place(f"seat{seat}"), game_only=False) == []
+    felt.act("1 call")
+    for p in felt.on_felt("seat2"):
+        assert codes(felt.lift(p, 1.0), game_only=False) == []
+    assert codes(felt.act("2 call", "3 check"), game_only=False) == []
+    assert codes(felt.deal_street(3), game_only=False) == []

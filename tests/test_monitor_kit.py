@@ -143,7 +143,7 @@ class Felt:
         """A card from the stub (or brought in) lands in ``zone``."""
         rfid: list[CardObservation] = []
         camera: list[CardObservation] = []
-        if p.zone != SHUFFLER:
+        if p.zone not in (SHUFFLER, zone):
             rfid.append(self._obs(CardEvent.REMOVED, p, p.zone, Source.RFID))
             camera.append(self._obs(CardEvent.REMOVED, p, p.zone, Source.CAMERA))
         p.zone, p.face = zone, face
@@ -186,6 +186,13 @@ class Felt:
         p.zone, p.face = SHUFFLER, Face.DOWN
         self.stub.insert(0, p)
         return self._emit(*obs)
+
+    def lift(self, p: Piece, seconds: float) -> list[Alert]:
+        """A player lifts a card off the felt for ``seconds`` and puts it back (a peek)."""
+        gone = self._emit([self._obs(CardEvent.REMOVED, p, p.zone, Source.RFID)],
+                          [self._obs(CardEvent.REMOVED, p, p.zone, Source.CAMERA)])
+        gone += self.settle(seconds)
+        return gone + self.put(p, p.zone, p.face)
 
     def collect(self) -> list[Alert]:
         """Every card on the felt back into the shuffler (end of hand, misdeal)."""

@@ -52,6 +52,8 @@ def seat_card(mon: DealingMonitor, tc: TrackedCard, seat: int, f: Fused) -> list
         why = "is empty" if seat not in mon.table.stacks else "is not dealt in this hand"
         return misdeal(mon, "MISDEAL_EMPTY_SEAT", f.t, seat=seat, cards=_cards(tc),
                        message=f"A card was dealt to seat {seat}, which {why}")
+    if len(hand_cards(mon, seat_zone(seat))) <= deal.counts[seat]:
+        return []  # a card of this seat back in place (a player's peek, a lost track)
     verdict = deal.judge(seat) if not run.deal_over else Placement.OK
     if seat in run.replacement_due and (run.deal_over or verdict is not Placement.OK):
         del run.replacement_due[seat]  # the exposed card's replacement [000] [003]
@@ -60,9 +62,6 @@ def seat_card(mon: DealingMonitor, tc: TrackedCard, seat: int, f: Fused) -> list
             return _face_up_at_deal(mon, tc, seat, position, f.t)
         return []
     if run.deal_over:
-        if deal.counts[seat] < CARDS_EACH:
-            deal.record(seat, tc.pid)
-            return []
         return misdeal(mon, "MISDEAL_WRONG_CARD_COUNT", f.t, seat=seat, cards=_cards(tc),
                        message=f"Seat {seat} was given a third card ({name}) during the hand")
     if verdict is Placement.WRONG_FIRST_SEAT:
@@ -125,7 +124,11 @@ def _face_up_at_deal(mon: DealingMonitor, tc: TrackedCard, seat: int, position: 
             return f"{name} is in {moved.zone}, not on the burn pile"
         return _two_cards(mon, seat)
 
-    mon.book.open(alert, verify=verify)
+    def apply(_t: float) -> list[Alert]:
+        run.replacement_due.pop(seat, None)
+        return []
+
+    mon.book.open(alert, verify=verify, apply=apply)
     return [alert]
 
 
@@ -161,12 +164,11 @@ def _extra_card(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float) -> li
 
 
 def card_left_seat(mon: DealingMonitor, tc: TrackedCard, seat: int) -> None:
-    """A hole card left its seat. During the deal, or as the remedy of an exposed card, the
-    seat is owed a card again."""
+    """A hole card left its seat. An exposed card taken off as the remedy leaves the seat
+    owed a card; any other card that leaves (a player lifts it) still counts as dealt, and
+    coming back it is no new card."""
     run = mon.run
-    if run is None or tc.pid in run.extra_cards:
-        return
-    if not run.deal_over or tc.pid in run.exposed:
+    if run is not None and tc.pid in run.exposed:
         run.deal.forget(tc.pid)
 
 
