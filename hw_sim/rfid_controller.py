@@ -113,6 +113,9 @@ class VirtualRfidController:
         self._slow_bps: float | None = None
         self._last_write = 0.0
         self._last_error_report = -1e9
+        self._host_period: float | None = None   # the host's heartbeat period, from its HELLO
+        self._last_host_rx = 0.0
+        self._outputs_until: float | None = None
         self._bad_reported = 0
         self._unknown_reported = 0
         self._stop = threading.Event()
@@ -128,6 +131,8 @@ class VirtualRfidController:
         not counted); compare its growth with the reader's ``stats.tag_events``."""
         self.frames_dropped = 0
         self.outputs = SetOutputs()
+        self.outputs_history: list[SetOutputs] = []
+        """Every change of lamp and buzzer, commanded or timed out, in order."""
         self.host_losses: list[FramesLost] = []
 
     # ------------------------------------------------------------------ lifecycle
@@ -317,6 +322,7 @@ class VirtualRfidController:
                         self._handle(item)
                     self._report_bad_frames(now)
                     self._changed.notify_all()
+            self._expire_outputs(now)
             if now >= next_heartbeat:
                 with self._lock:
                     present = sum(len(t) for t in self._reported.values())
@@ -325,6 +331,21 @@ class VirtualRfidController:
             if self.auto_scan and now >= next_scan:
                 self.scan_once()
                 next_scan = now + self.scan_period
+
+    def _expire_outputs(self, now: float) -> None:
+        """Lamp and buzzer go OFF when their duration ends, and when the host has been silent
+        for three of its heartbeat periods (docs/protocol.md §5.2)."""
+        with self._changed:
+            if self.outputs == SetOutputs():
+                return
+            ended = self._outputs_until is not None and now >= self._outputs_until
+            period = self._host_period
+            host_gone = period is not None and now - self._last_host_rx > 3 * period
+            if ended or host_gone:
+                self.outputs = SetOutputs()
+                self.outputs_history.append(self.outputs)
+                self._outputs_until = None
+                self._changed.notify_all()
 
     def _report_bad_frames(self, now: float) -> None:
         """DEVICE_ERROR BAD_FRAME / UNKNOWN_MESSAGE for what the host sent that could not be
@@ -346,9 +367,12 @@ class VirtualRfidController:
         self._last_error_report = now
 
     def _handle(self, item: object) -> None:
+        if not isinstance(item, FramesLost):
+            self._last_host_rx = self._clock()
         match item:
             case HostHello():
                 self.hellos += 1
+                self._host_period = item.heartbeat_ms / 1000 if item.heartbeat_ms else None
                 self._send(DeviceHello(
                     self.protocol_major, PROTOCOL_MINOR, self.firmware, self.antenna_count,
                     int(ReaderType.SIMULATED), int(self.scan_period * 1000), "hw_sim virtual"))
@@ -363,5 +387,8 @@ class VirtualRfidController:
                 self._send(InventoryEnd(item.request_id, len(entries)))
             case SetOutputs():
                 self.outputs = item
+                self.outputs_history.append(item)
+                self._outputs_until = (self._last_host_rx + item.duration_ms / 1000
+                                       if item.duration_ms else None)
             case FramesLost():
                 self.host_losses.append(item)

@@ -442,3 +442,16 @@ def test_a_second_program_cannot_share_the_port(rig: Rig) -> None:
     finally:
         second.stop()
     assert rig.reader.online and rig.link.disconnects == 0
+
+
+def test_outputs_end_with_their_duration_and_when_the_host_goes_quiet(rig: Rig) -> None:
+    rig.status(True)
+    off = SetOutputs()
+    beep = SetOutputs(LampPattern.ON, BuzzerPattern.BEEP, 50)
+    assert rig.reader.set_outputs(beep)
+    assert rig.ctrl.wait_until(lambda: rig.ctrl.outputs_history == [beep, off], WAIT)  # 50 ms
+    blink = SetOutputs(LampPattern.BLINK_SLOW)                          # until changed...
+    assert rig.reader.set_outputs(blink)
+    assert rig.ctrl.wait_until(lambda: rig.ctrl.outputs == blink, WAIT)
+    rig.link.stop()                                                     # ...or the host is gone
+    assert rig.ctrl.wait_until(lambda: rig.ctrl.outputs_history[-2:] == [blink, off], WAIT)
