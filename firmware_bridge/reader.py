@@ -379,3 +379,6 @@ class RfidReader:
             where += f" ({zone})"
         self.stats.last_device_error = f"{name}{where}: {msg.detail}"
         log.warning("RFID controller reports %s", self.stats.last_device_error)
+        if msg.code == DeviceErrorCode.TX_OVERFLOW and self._online:
+            # it dropped frames before numbering them: no sequence gap will show it
+            self._request_inventory(self._clock())

@@ -466,3 +466,10 @@ def test_hold_restarts_after_an_outage(h: Harness) -> None:
     h.seen(AS, 0)
     h.at(140.0)
     assert h.cards() == [("placed", "seat1", 100.0)]
+
+
+def test_controller_tx_overflow_triggers_an_inventory(h: Harness) -> None:
+    h.seen(AS, 0)
+    h.tags[KD] = 5                     # its TAG_SEEN was dropped inside the controller
+    h.reader.received(DeviceError(3, 0xFF, "tx queue full, 1 frame dropped"))
+    assert [e[:2] for e in h.cards()] == [("placed", "seat1"), ("placed", "seat6")]
