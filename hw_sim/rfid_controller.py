@@ -271,6 +271,17 @@ class VirtualRfidController:
         with self._lock:
             self._slow_bps = bytes_per_second
 
+    def reboot(self) -> None:
+        """The controller restarts without the cable moving: it forgets what it reported, says
+        DEVICE_HELLO unasked (sequence 0), and its next scan reports every tag as new."""
+        with self._changed:
+            self._reported.clear()
+            self._burst.clear()
+            self.outputs = SetOutputs()
+            self.outputs_history.append(self.outputs)
+            self._send(self._hello())
+            self._changed.notify_all()
+
     def report_error(self, code: DeviceErrorCode, *, antenna: int = 0xFF, detail: str = "") -> None:
         with self._lock:
             self._send(DeviceError(int(code), antenna, detail))
@@ -347,6 +358,11 @@ class VirtualRfidController:
                 self._outputs_until = None
                 self._changed.notify_all()
 
+    def _hello(self) -> DeviceHello:
+        return DeviceHello(self.protocol_major, PROTOCOL_MINOR, self.firmware, self.antenna_count,
+                           int(ReaderType.SIMULATED), int(self.scan_period * 1000),
+                           "hw_sim virtual")
+
     def _report_bad_frames(self, now: float) -> None:
         """DEVICE_ERROR BAD_FRAME / UNKNOWN_MESSAGE for what the host sent that could not be
         used, at most once a second (docs/protocol.md §7)."""
@@ -373,9 +389,7 @@ class VirtualRfidController:
             case HostHello():
                 self.hellos += 1
                 self._host_period = item.heartbeat_ms / 1000 if item.heartbeat_ms else None
-                self._send(DeviceHello(
-                    self.protocol_major, PROTOCOL_MINOR, self.firmware, self.antenna_count,
-                    int(ReaderType.SIMULATED), int(self.scan_period * 1000), "hw_sim virtual"))
+                self._send(self._hello())
             case HostHeartbeat():
                 self.host_heartbeats += 1
             case InventoryRequest():

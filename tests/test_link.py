@@ -455,3 +455,24 @@ def test_outputs_end_with_their_duration_and_when_the_host_goes_quiet(rig: Rig) 
     assert rig.ctrl.wait_until(lambda: rig.ctrl.outputs == blink, WAIT)
     rig.link.stop()                                                     # ...or the host is gone
     assert rig.ctrl.wait_until(lambda: rig.ctrl.outputs_history[-2:] == [blink, off], WAIT)
+
+
+def test_controller_reboot_on_a_live_link_doubles_nothing(rig: Rig) -> None:
+    rig.status(True)
+    cards = list(DECK[40:44])
+    for i, card in enumerate(cards):
+        rig.deal(card, f"seat{i + 1}")
+        rig.card(CardEvent.PLACED, UIDS[card], f"seat{i + 1}")
+    inventories = rig.ctrl.inventories
+    rig.ctrl.reboot()
+    assert rig.ctrl.wait_until(lambda: rig.ctrl.inventories > inventories, WAIT)
+    rig.ctrl.place(UIDS[cards[0]], ANTENNA["muck"])   # meanwhile a card moved
+    rig.ctrl.scan(2)                                  # the rebooted controller reports all again
+    rig.card(CardEvent.PLACED, UIDS[cards[0]], "muck")
+    rig.barrier()
+    log = card_log(rig.log)
+    assert sorted(log) == sorted(
+        [("placed", str(c), f"seat{i + 1}") for i, c in enumerate(cards)]
+        + [("removed", str(cards[0]), "seat1"), ("placed", str(cards[0]), "muck")])
+    assert not [o for o in rig.log if isinstance(o, SensorStatus)][1:]
+    assert rig.link.connections == 1
