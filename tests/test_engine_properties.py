@@ -106,8 +106,20 @@ def check_interpret(data: st.DataObject, hand: Hand, seat: int) -> None:
     assert hand.can(action), f"{action} from {pushed} pushed is not legal"
 
 
+def start_hand(data: st.DataObject, table: Table) -> Hand:
+    """Start a hand, sometimes with a straddle by a random seat (refused unless legal)."""
+    if data.draw(st.booleans()):
+        seat = data.draw(st.sampled_from(sorted(table.stacks)))
+        try:
+            return table.start_hand(straddle=seat)
+        except IllegalAction as err:
+            assert "straddle" in str(err)
+            assert table.hand is None
+    return table.start_hand()
+
+
 def play_hand(data: st.DataObject, table: Table) -> Hand:
-    hand = table.start_hand()
+    hand = start_hand(data, table)
     deck = list(data.draw(st.permutations(DECK)))
     for seat in hand.deal_order:
         hand.deal_hole(seat, [deck.pop(), deck.pop()])

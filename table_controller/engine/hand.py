@@ -111,9 +111,10 @@ class Hand:
         if straddle_seat != left_of_bb:
             raise IllegalAction(f"only seat {left_of_bb}, left of the big blind, may straddle",
                                 rule=cite.STRADDLE)
-        if self.players[straddle_seat].stack < 2 * self.config.big_blind:
-            raise IllegalAction(f"a straddle is {2 * self.config.big_blind}; seat "
-                                f"{straddle_seat} has less", rule=cite.STRADDLE)
+        needed = 2 * self.config.big_blind + self.config.ante
+        if self.players[straddle_seat].stack < needed:
+            raise IllegalAction(f"a straddle is {2 * self.config.big_blind} (after the ante); "
+                                f"seat {straddle_seat} has less", rule=cite.STRADDLE)
 
     def _post(self, seat: int, kind: PostKind, amount: int, *, live: bool) -> None:
         p = self.players[seat]
