@@ -292,6 +292,10 @@ def build_runner(scenario: Scenario, *, listeners: Listeners | None = None) -> S
     chains: list[SensorChain] = []
     if "rfid" in scenario.table.sensors:
         chains.append(wiring.build_pty_rfid(model, clock, seed=scenario.deck_seed))
+    if "camera" in scenario.table.sensors:
+        from hw_sim.camera_chain import build_camera  # OpenCV: only when a camera is simulated
+
+        chains.append(build_camera(model, seed=scenario.deck_seed))
     button = wiring.build_button(clock, random.Random(f"button:{scenario.deck_seed}"))
     chains.append(button)
     return ScenarioRunner(scenario=scenario, world=world, controller=controller, chains=chains,

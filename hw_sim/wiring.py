@@ -179,7 +179,7 @@ class PtyRfid:
     outbox: list[Observation]
     name: str = "rfid"
     plug_at: float | None = None
-    wait_s: float = 2.0
+    wait_s: float = 5.0
 
     def start(self) -> None:
         self.controller.start()
@@ -197,22 +197,37 @@ class PtyRfid:
             self.controller.remove(uid)
         for uid, antenna in reads.items():
             self.controller.place(uid, antenna)
-        handled0, sent0 = self.reader.stats.tag_events, self.controller.edges_sent
+        handled0, edges0 = self.reader.stats.tag_events, self.controller.edges_sent
+        frames0, sent0, bad0 = self._frames_in(), self.controller.frames_sent, self._bad_in()
         self.controller.scan_once()
-        sent = self.controller.edges_sent - sent0
-        if sent and not self.reader.wait_tag_events(handled0 + sent, self.wait_s):
-            log.warning("simulator: %d RFID tag event(s) did not arrive in %.1f s", sent,
-                        self.wait_s)
+        edges = self.controller.edges_sent - edges0
+        if edges:
+            # Done when the reader handled every tag event, or, once a damaged frame was seen,
+            # when every frame sent has been taken in by the link (a frame hit by line garbage
+            # never becomes a tag event: the reader resynchronises with an inventory instead).
+            self._wait(lambda: (self.reader.stats.tag_events >= handled0 + edges
+                                or (self._bad_in() > bad0 and self._frames_in() - frames0
+                                    >= self.controller.frames_sent - sent0)),
+                       "the RFID frames to arrive")
         self.reader.poll(now)
         out = list(self.outbox)
         self.outbox.clear()
         return out
 
+    def _bad_in(self) -> int:
+        f = self.link.stats.frames
+        return f.bad_cobs + f.bad_crc + f.too_short + f.oversized
+
+    def _frames_in(self) -> int:
+        return self.link.stats.frames.frames_ok + self._bad_in()
+
     def _wait(self, predicate: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + self.wait_s
         while not predicate():
             if time.monotonic() > deadline:
-                log.warning("simulator: gave up waiting for %s", what)
+                log.warning("simulator: gave up waiting for %s (tag events %d, frames in %d, "
+                            "controller sent %d)", what, self.reader.stats.tag_events,
+                            self._frames_in(), self.controller.frames_sent)
                 return
             time.sleep(0.0005)
 

@@ -1,0 +1,123 @@
+"""The camera path of a simulated table: table model -> rendered frames -> the REAL vision code.
+
+Each look at the table renders the felt as the :class:`hw_sim.camera.VirtualCamera` draws it
+(every card in its zone's slot, face or back, seeded jitter, uneven light, sensor noise), and the
+REAL :class:`vision.analyse.FrameAnalyser` (detection, zones, recognition against templates
+enrolled from the simulator's card art) and :class:`vision.tracker.CardTracker` (confirmation over
+frames) turn it into camera observations.
+
+Speed: rendering a 1280x720 frame costs tens of milliseconds, so a frame is rendered and
+analysed only when the table changed; while it stays still the camera keeps reporting what that
+analysis saw (a real camera would show the same cards with fresh noise). The tracker still
+receives one sighting per frame, so its confirmation and drop counts work as on a table.
+
+Sensor noise is off by default (see :func:`build_camera`). Not emulated: hands over the felt,
+motion blur, lighting changes, partly overlapping cards. A
+zone holds as many visible cards as its layout has slots (seat 2, board 5, burn 2, muck 2);
+further cards are stacked on the last slot and only the top one shows, as on a real pile.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from hw_sim import card_art
+from hw_sim.camera import SceneCard, VirtualCamera
+from hw_sim.table_model import TableModel
+from table_controller.observations import Face, Observation
+from table_controller.zones import SHUFFLER
+from vision.analyse import FrameAnalyser, SeenCard
+from vision.recognise import Recogniser
+from vision.templates import DeckTemplates, enroll_from_folder
+from vision.tracker import CardTracker
+
+FREEZE_SECONDS = 0.5
+
+
+@lru_cache(maxsize=1)
+def sim_deck_templates() -> DeckTemplates:
+    """The simulator's card art enrolled as a deck, as ``table-controller vision enroll`` would
+    from photographs of a real deck (done once per process)."""
+    with tempfile.TemporaryDirectory(prefix="hw_sim_deck_") as folder:
+        card_art.write_deck(folder)
+        return enroll_from_folder(folder, "sim")
+
+
+@dataclass(slots=True)
+class SlotKeeper:
+    """Where each card lies in its zone. A card keeps its slot while it stays in the zone (the
+    card next to one that is picked up does not slide over); a new card takes the lowest free
+    slot, or the last slot (a pile) when all are taken."""
+
+    places: dict[bytes, tuple[str, int]] = field(default_factory=dict)
+
+    def scene(self, model: TableModel, camera: VirtualCamera) -> list[SceneCard]:
+        felt = [pc for pc in model.felt if pc.zone != SHUFFLER
+                and camera.layout.slots.get(pc.zone)]
+        kept: dict[bytes, tuple[str, int]] = {}
+        for pc in felt:
+            place = self.places.get(pc.uid)
+            if place is not None and place[0] == pc.zone:
+                kept[pc.uid] = place
+        for pc in felt:
+            if pc.uid in kept:
+                continue
+            n = len(camera.layout.slots[pc.zone])
+            taken = {slot for zone, slot in kept.values() if zone == pc.zone}
+            free = [i for i in range(n) if i not in taken]
+            kept[pc.uid] = (pc.zone, free[0] if free else n - 1)
+        self.places = kept
+        # later cards are drawn over earlier ones (a pile shows its top card)
+        return [SceneCard(card=pc.card, zone=pc.zone, slot=kept[pc.uid][1],
+                          face_up=pc.face is Face.UP) for pc in felt]
+
+
+@dataclass(slots=True)
+class CameraChain:
+    """One frame per look at the table (the runner looks every tick)."""
+
+    model: TableModel
+    camera: VirtualCamera
+    analyser: FrameAnalyser
+    tracker: CardTracker
+    name: str = "camera"
+    frames: int = 0
+    analysed: int = 0
+    _version: int = -1
+    _seen: list[SeenCard] = field(default_factory=list)
+    slots: SlotKeeper = field(default_factory=SlotKeeper)
+    frozen_until: float | None = None
+
+    def poll(self, now: float) -> list[Observation]:
+        if self.frozen_until is not None and now >= self.frozen_until:
+            self.frozen_until = None
+        if self.frozen_until is None and self.model.version != self._version:
+            self._version = self.model.version
+            image = self.camera.render(self.slots.scene(self.model, self.camera),
+                                       frame_index=self.frames)
+            self._seen = self.analyser.analyse(image)
+            self.analysed += 1
+        self.frames += 1
+        return list(self.tracker.update(self._seen, now))
+
+    def next_due(self, now: float) -> float | None:
+        return self.frozen_until
+
+    def fault(self, kind: str, now: float) -> bool:
+        if kind != "camera_freeze":
+            return False
+        self.frozen_until = now + FREEZE_SECONDS  # the last frame repeats meanwhile
+        return True
+
+    def close(self) -> None:
+        self.camera.close()
+
+
+def build_camera(model: TableModel, *, seed: int = 0, noise_sigma: float = 0.0) -> CameraChain:
+    """The camera chain. Sensor noise is off by default: generating it costs most of a frame's
+    rendering time, and the vision package's own tests cover recognition under noise."""
+    camera = VirtualCamera(seed=seed, noise_sigma=noise_sigma)
+    analyser = FrameAnalyser(Recogniser(sim_deck_templates()), layout=camera.layout)
+    return CameraChain(model, camera, analyser, CardTracker())
