@@ -385,3 +385,50 @@ def test_bet_and_raise_are_synonyms_and_call_may_state_total() -> None:
     act(hand, 2, C, 6)
     with pytest.raises(IllegalAction, match="a call is to 6"):
         act(hand, 3, C, 5)
+
+
+def test_out_of_turn_raise_applied_when_only_calls_come_before() -> None:
+    hand = start({1: 100, 2: 100, 3: 100, 4: 100, 5: 100}, button=1)
+    act(hand, 1, R, 8)  # the button raises out of turn; seat 4 and 5 are still to act
+    act(hand, 4, C)
+    assert hand.to_act == 5
+    act(hand, 5, F)  # a call and a fold do not change the action to seat 1
+    taken = hand.actions_this_round[-1]
+    assert (taken.seat, taken.kind, taken.to, taken.out_of_turn) == (1, R, 8, True)
+    assert hand.to_act == 2
+
+
+def test_short_stack_may_only_go_all_in_below_the_minimum() -> None:
+    hand = start({1: 100, 2: 15, 3: 100}, button=3)
+    to_flop(hand)
+    act(hand, 1, B, 10)
+    legal = hand.legal_actions(2)  # 13 behind: a call of 10, a raise only all-in to 13
+    assert legal.call_amount == 10 and legal.min_raise_to is None and legal.all_in_to == 13
+    with pytest.raises(IllegalAction, match="minimum raise is to 20; short of it, only all-in"):
+        act(hand, 2, R, 12)
+    act(hand, 2, R, 13)
+    assert hand.actions_this_round[-1].all_in
+
+
+def test_all_in_above_the_limit_is_refused_in_pot_and_fixed_limit() -> None:
+    pl = start({1: 500, 2: 500}, button=1, structure=Structure.POT_LIMIT)
+    assert pl.legal_actions().all_in_to is None
+    with pytest.raises(IllegalAction, match="pot limit"):
+        act(pl, 1, A)
+    fl = start({1: 500, 2: 500}, button=1, structure=Structure.FIXED_LIMIT)
+    with pytest.raises(IllegalAction, match="fixed limit: raise is to 4"):
+        act(fl, 1, A)
+
+
+def test_hole_cards_are_checked() -> None:
+    hand = start({1: 100, 2: 100, 3: 100}, button=1)
+    with pytest.raises(IllegalAction, match="two hole cards"):
+        hand.deal_hole(1, parse_cards("As"))
+    with pytest.raises(IllegalAction, match="not dealt in"):
+        hand.deal_hole(7, parse_cards("As Ks"))
+    hand.deal_hole(1, parse_cards("As Ks"))
+    with pytest.raises(IllegalAction, match="duplicate card"):
+        hand.deal_hole(2, parse_cards("Ks Qs"))
+    with pytest.raises(IllegalAction, match="already has hole cards"):
+        hand.deal_hole(1, parse_cards("2c 3c"))
+    assert hand.hole_cards == {1: tuple(parse_cards("As Ks"))}
