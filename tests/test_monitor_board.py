@@ -180,3 +180,24 @@ def test_resolve_without_open_alert_is_an_error() -> None:
     felt = monitor(THREE, seats=3)
     with pytest.raises(MonitorError, match="no open PREMATURE_BOARD_CARD"):
         felt.resolve("PREMATURE_BOARD_CARD")
+
+
+def test_camera_alone_burns_hidden_on_the_pile() -> None:
+    """The camera sees the top of the burn pile: burns after the first may not show. Then no
+    MISSING_BURN is claimed and an all-in runout still goes street by street."""
+    felt = monitor({1: 20, 2: 100, 3: 100}, sensors=("camera",), seats=3, seed=17)
+    felt.button()
+    felt.deal_hole()
+    felt.act("1 allin", "2 allin", "3 call")
+    assert codes(felt.deal_street(3)) == []
+    for _ in range(2):
+        felt.put(felt.draw(), BURN, Face.DOWN, camera_sees=False)
+        assert codes(felt.place(BOARD)) == []
+    assert codes(felt.showdown(), game_only=False) == []
+    assert sum(felt.mon.table.stacks.values()) == 220
+
+
+def test_camera_alone_empty_burn_pile_is_a_missing_burn() -> None:
+    felt = monitor(THREE, sensors=("camera",), seats=3, seed=18)
+    to_flop(felt)
+    assert set(codes(felt.deal_street(3, burn=False))) == {"MISSING_BURN"}

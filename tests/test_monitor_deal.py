@@ -262,4 +262,6 @@ def test_exposed_card_is_the_flops_burn(sensors: tuple[str, ...]) -> None:
     felt.act("1 call", "2 call", "3 check")
     assert codes(felt.deal_street(3, burn=False)) == []
     assert codes(felt.act("2 check", "3 check", "1 check")) == []
-    assert codes(felt.deal_street(1, burn=False)) == ["MISSING_BURN"]  # the turn needs one
+    turn = codes(felt.deal_street(1, burn=False))
+    # The turn needs its own burn; a camera alone cannot tell a missing burn on a pile.
+    assert turn == (["MISSING_BURN"] if "rfid" in sensors else [])

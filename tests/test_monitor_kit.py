@@ -139,8 +139,10 @@ class Felt:
         return out
 
     # ---------------------------------------------------------------- physical moves
-    def put(self, p: Piece, zone: str, face: Face = Face.DOWN) -> list[Alert]:
-        """A card from the stub (or brought in) lands in ``zone``."""
+    def put(self, p: Piece, zone: str, face: Face = Face.DOWN, *,
+            camera_sees: bool = True) -> list[Alert]:
+        """A card from the stub (or brought in) lands in ``zone``. ``camera_sees`` False: it
+        lands on a pile and the camera does not notice it."""
         rfid: list[CardObservation] = []
         camera: list[CardObservation] = []
         if p.zone not in (SHUFFLER, zone):
@@ -150,7 +152,8 @@ class Felt:
         self._tracks += 1
         p.track = f"trk{self._tracks}"
         rfid.append(self._obs(CardEvent.PLACED, p, zone, Source.RFID))
-        camera.append(self._obs(CardEvent.PLACED, p, zone, Source.CAMERA))
+        if camera_sees:
+            camera.append(self._obs(CardEvent.PLACED, p, zone, Source.CAMERA))
         return self._emit(rfid, camera)
 
     def place(self, zone: str, card: str | None = None, *, face: Face | None = None) -> list[Alert]:

@@ -25,6 +25,7 @@ from table_controller.cards import format_cards
 from table_controller.monitor.alerting import hand_cards, make, present
 from table_controller.monitor.cards_in_play import TrackedCard
 from table_controller.monitor.records import MonitorError
+from table_controller.observations import Source
 from table_controller.zones import BOARD, BURN
 
 if TYPE_CHECKING:
@@ -38,6 +39,27 @@ def open_board(mon: DealingMonitor) -> list[TrackedCard]:
     run = mon.run
     assert run is not None
     return [tc for tc in hand_cards(mon, BOARD, settled=True) if tc.pid not in run.committed]
+
+
+def burn_pile_blind(mon: DealingMonitor) -> bool:
+    """Without the reader, a card burned onto a pile that already holds cards may not show:
+    the camera sees the top of a pile. Then a missing burn cannot be told from a hidden one
+    (only an empty pile is a certain MISSING_BURN), nor a street's end from an extra card in
+    an all-in runout (docs/monitor.md, limits)."""
+    if mon.fusion.active(Source.RFID):
+        return False
+    return bool(mon.fusion.picture.in_zone(BURN))
+
+
+def all_in_runout(mon: DealingMonitor) -> bool:
+    """No more betting is possible: the streets follow each other with no action (rules.md
+    §4, TDA 2024 16 [002 #11])."""
+    run = mon.run
+    if run is None or not run.hand.betting_complete:
+        return False
+    stacks = run.hand.stacks
+    can_bet = [s for s in run.hand.live_seats if stacks.get(s, 0) > 0]
+    return len(can_bet) <= 1 and len(run.hand.live_seats) >= 2
 
 
 def _names(mon: DealingMonitor, pids: list[int]) -> str:
@@ -57,8 +79,9 @@ def board_card(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
         return []  # the dealer is correcting the street; checked on resolve
     if b.index >= 3:
         return _extra_board(mon, tc, t, beyond=True)
+    blind = burn_pile_blind(mon)
     if b.full:
-        if b.burned_after_last_card:
+        if b.burned_after_last_card or (blind and all_in_runout(mon)):
             mon.commit_street(strict=False)  # a burn, then a card: the next street
         if b.full:
             if b.index == 0:
@@ -71,7 +94,7 @@ def board_card(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
             run.premature = [tc.pid]
             return [_premature(mon, t)]
         b.add(tc.pid)
-        if not b.burned_since_street:
+        if not b.burned_since_street and not blind:
             return [_missing_burn(mon, t)]
         return []
     b.add(tc.pid)

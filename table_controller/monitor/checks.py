@@ -289,7 +289,7 @@ def exposed_by_player(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float)
     if run is None or run.showdown_called or run.hand.street in (Street.SHOWDOWN,
                                                                   Street.COMPLETE):
         return []
-    if run.deal_over and all_in_runout(mon):
+    if run.deal_over and board_checks.all_in_runout(mon):
         return []
     if not once(mon, "CARD_EXPOSED_BY_PLAYER", tc):
         return []
@@ -297,17 +297,6 @@ def exposed_by_player(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float)
     return [make(mon, "CARD_EXPOSED_BY_PLAYER", t, seat=seat, cards=cards,
                  message=f"Seat {seat} turned up his own card {tc.label()}",
                  remedy="The card plays; not a dealer error")]
-
-
-def all_in_runout(mon: DealingMonitor) -> bool:
-    """No more betting is possible: the cards are turned up at once (rules.md §4, TDA 2024
-    16 [002 #11])."""
-    run = mon.run
-    if run is None or not run.hand.betting_complete:
-        return False
-    stacks = run.hand.stacks
-    can_bet = [s for s in run.hand.live_seats if stacks.get(s, 0) > 0]
-    return len(can_bet) <= 1 and len(run.hand.live_seats) >= 2
 
 
 # --------------------------------------------------------------------- deal end
