@@ -179,6 +179,11 @@ def pokerkit_skip_reason(hand: Any, config: Any) -> str | None:
             return "odd chips in pots with the same players: pokerkit merges such pots first"
     if config.small_blind == config.big_blind and len(hand.deal_order) == 2:
         return "heads-up with equal blinds: pokerkit picks the first actor by the blind amounts"
+    if _short_big_blind(hand, config):
+        return (
+            "big blind posted short (all-in, or nothing left after the ante): the engine makes "
+            "the others call the full big blind, pokerkit only the chips posted"
+        )
     if _raise_nobody_can_call(hand, config):
         return (
             "a bet or raise no opponent can call (all others all-in or covered): "
@@ -186,15 +191,34 @@ def pokerkit_skip_reason(hand: Any, config: Any) -> str | None:
         )
     if config.structure is Structure.FIXED_LIMIT:
         raises: dict[Any, int] = {}
+        short: set[Any] = set()
         for record in hand.log:
             if isinstance(record, ActionTaken) and record.kind in (
                 ActionKind.BET,
                 ActionKind.RAISE,
             ):
+                if record.street in short:
+                    return (
+                        "fixed-limit raise after a short all-in: the engine raises one bet above "
+                        "the last full bet (rules.md §3), pokerkit one bet above the all-in"
+                    )
                 raises[record.street] = raises.get(record.street, 0) + 1
+                if record.all_in and not record.full_raise:
+                    short.add(record.street)
         if any(n > 4 for n in raises.values()):
             return "fixed-limit raising past the cap heads-up (cash game, TDA 40): pokerkit caps"
     return None
+
+
+def _short_big_blind(hand: Any, config: Any) -> bool:
+    from table_controller.engine import Posted, PostKind
+
+    posted = sum(
+        r.amount
+        for r in hand.log
+        if isinstance(r, Posted) and r.kind is PostKind.BIG_BLIND and r.seat == hand.big_blind_seat
+    )
+    return bool(posted < config.big_blind)
 
 
 def _raise_nobody_can_call(hand: Any, config: Any) -> bool:

@@ -111,18 +111,19 @@ def export_hand(hand: Hand, *, config: GameConfig, context: Context | None = Non
         position = index[record.seat] - 1
         if record.kind is PostKind.ANTE:
             short_ante = short_ante or record.amount < config.ante
-        elif record.kind is PostKind.SMALL_BLIND:
-            blinds[position] = config.small_blind
-        elif record.kind is PostKind.BIG_BLIND:
-            blinds[position] = config.big_blind
         elif record.kind is PostKind.STRADDLE:
-            blinds[position] = max(record.amount, 2 * config.big_blind)
-        else:
+            blinds[position] = 2 * config.big_blind  # a short stack posts what it has
+        elif record.kind not in (PostKind.SMALL_BLIND, PostKind.BIG_BLIND):
             what = record.kind.value.replace("_", " ")
             raise PhhError(
                 f"hand {hand.number}: seat {record.seat} posted a {what};"
                 " PHH has no notation for missed-blind posts"
             )
+    # The blinds due at the blind positions, even when the poster had nothing left after the
+    # ante (PHH and the engine both post what the stack holds).
+    if hand.small_blind_seat is not None:
+        blinds[index[hand.small_blind_seat] - 1] = config.small_blind
+    blinds[index[hand.big_blind_seat] - 1] = config.big_blind
     blinds_field = _blinds_field(blinds)
 
     holes: dict[int, tuple[Card, ...]] = {}
