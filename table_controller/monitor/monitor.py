@@ -165,7 +165,7 @@ class DealingMonitor:
                 message=f"Seat {action.seat} acted out of turn ({action.kind}); "
                         f"seat {seat_text(hand.to_act)} was to act",
                 remedy="The action is binding unless the action to seat "
-                       f"{action.seat} changes before his turn (TDA 2024 53, [002 #35])"))
+                       f"{action.seat} changes before his turn ([002 #35])"))
             self.book.open(out[-1])
         return out + self._after_action(action.t)
 
