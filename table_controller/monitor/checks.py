@@ -167,15 +167,24 @@ def duplicates(mon: DealingMonitor, tc: TrackedCard, t: float, *,
 
 
 def camera_duplicates(mon: DealingMonitor, now: float) -> list[Alert]:
-    """The settled check of camera-only sightings (see :func:`duplicates`)."""
+    """The settled check of camera-only sightings (see :func:`duplicates`): one pass over the
+    picture per tick, looking only at faces seen twice where a card has no tag."""
     run = mon.run
     if run is None:
         return []
+    by_card: dict[Card, list[TrackedCard]] = {}
     for tc in mon.fusion.picture:
-        if tc.card is not None and tc.pid in run.in_hand and not tc.pending:
-            out = duplicates(mon, tc, now, camera_only=True)
-            if out:
-                return out
+        if tc.card is not None and tc.pid in run.in_hand and not tc.pending \
+                and tc.zone in FELT:
+            by_card.setdefault(tc.card, []).append(tc)
+    for group in by_card.values():
+        if len(group) < 2:
+            continue
+        for tc in group:
+            if tc.rfid_key is None:
+                out = duplicates(mon, tc, now, camera_only=True)
+                if out:
+                    return out
     return []
 
 
