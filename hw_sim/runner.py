@@ -47,6 +47,8 @@ from hw_sim.scenario import (
 )
 from hw_sim.table_model import ModelError, PhysicalCard, TableModel, shuffled_deck
 from table_controller.alerts import Alert
+from table_controller.engine import EngineError
+from table_controller.monitor.records import MonitorError
 from table_controller.observations import Face, Observation
 
 
@@ -154,18 +156,33 @@ class ScenarioRunner:
     open_alerts: list[Alert] = field(default_factory=list)
 
     def run(self) -> RunRecord:
+        self.start()
+        for step in self.scenario.steps:
+            if not self.do(step):
+                break
+        return self.finish()
+
+    def start(self) -> None:
+        """The shuffler prepares the first deck; the sensors take a first look."""
         self.world.dealer.after_move = self.settle
         self.world.dealer.new_hand(self.world.next_deck())
         self.settle()
-        for step in self.scenario.steps:
-            self.step_number = step.number
-            self.listeners.on_step(step)
-            try:
-                self.perform(step)
-            except (StepError, DealerError, ModelError) as exc:
-                self.record.errors.append(f"step {step.number}: {exc}")
-                break
-            self.settle()
+
+    def do(self, step: Step) -> bool:
+        """Perform one step and let the table settle; False (and the error recorded) if the
+        step could not be carried out."""
+        self.step_number = step.number
+        self.listeners.on_step(step)
+        try:
+            self.perform(step)
+        except (StepError, DealerError, ModelError, MonitorError, EngineError) as exc:
+            # the table or the controller refused the step: name it, keep the state
+            self.record.errors.append(f"step {step.number}: {exc}")
+            return False
+        self.settle()
+        return True
+
+    def finish(self) -> RunRecord:
         self.record.stacks = dict(self.controller.stacks())
         return self.record
 

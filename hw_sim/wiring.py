@@ -375,6 +375,10 @@ class MonitorController:
     def stacks(self) -> dict[int, int]:
         return dict(self.table.stacks)
 
+    def void(self, cause: str, t: float) -> list[Alert]:
+        """End the hand in progress as void (every chip returned)."""
+        return list(self.monitor.void(cause, t))
+
 
 def hand_end_json(end: Any) -> dict[str, Any]:
     """A monitor ``HandEnd`` as the ``hand_end`` JSON object of ``sim --json``."""

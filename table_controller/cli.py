@@ -16,6 +16,7 @@ from collections.abc import Sequence
 COMMANDS: list[tuple[str, str, str]] = [
     ("phh", "table_controller.commands.phh", "hand histories in the PHH format"),
     ("sim", "table_controller.commands.sim", "run a scenario on the simulated table"),
+    ("demo", "table_controller.commands.demo", "play hands on the simulated table, live view"),
     ("vision", "table_controller.commands.vision", "overhead camera: enrol, detect, calibrate"),
     ("deck", "table_controller.commands.deck", "enrol the table's decks, choose the one in play"),
 ]

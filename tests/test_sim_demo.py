@@ -1,0 +1,40 @@
+"""``table-controller demo`` and continuous play (hw_sim.autoplay) through the real controller."""
+
+from __future__ import annotations
+
+import pytest
+
+from hw_sim.autoplay import ERRORS, AutoTable
+from table_controller.cli import main
+
+
+def test_every_dealer_error_kind_is_detected_and_chips_are_kept() -> None:
+    table = AutoTable(seats=4, seed=5, error_rate=1.0, sensors=("rfid", "camera"))
+    try:
+        seen: dict[str, bool] = {}
+        for kind in sorted(ERRORS):
+            table.error_kinds = [kind]
+            report = table.play_hand()
+            assert report.problem == ""
+            if report.injected:
+                seen[kind] = report.detected
+                assert report.false_alerts == [], [r.describe() for r in report.false_alerts]
+        assert len(seen) >= 4 and all(seen.values()), seen
+        assert sum(table.stacks().values()) == 4 * 200  # chips are neither made nor lost
+    finally:
+        table.close()
+
+
+def test_demo_plain_output_when_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--hands", "3", "--sensors", "rfid", "--seed", "2",
+                 "--error-rate", "0.5"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert sum(line.startswith("hand ") for line in lines) == 3
+    assert lines[-1].startswith("demo: 3 hand(s)")
+
+
+def test_demo_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--sensors", "sonar"]) == 2
+    assert main(["demo", "--error-rate", "2"]) == 2
+    assert "--error-rate" in capsys.readouterr().err
