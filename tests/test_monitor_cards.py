@@ -195,3 +195,27 @@ def test_cards_gathered_after_a_hand_raise_nothing() -> None:
     assert felt.mon.hand is None
     assert codes(felt.move(str(felt.on_felt("seat1")[0].card), "muck")) == []
     assert codes(felt.collect()) == []
+
+
+@pytest.mark.parametrize("sensors", MODES, ids=MODE_IDS)
+def test_showdown_player_who_mucks_wins_nothing(sensors: tuple[str, ...]) -> None:
+    """All cards must be tabled to win [002 #13]: the seat whose cards went to the muck is out;
+    the others' cards are read from the felt (cards speak, [002 #10])."""
+    felt = monitor(THREE, sensors=sensors, seats=3, seed=23)
+    felt.button()
+    felt.deal_hole()
+    felt.act("1 call", "2 call", "3 check")
+    for street in (3, 1, 1):
+        felt.deal_street(street)
+        felt.act("2 check", "3 check", "1 check")
+    order = felt.mon.showdown_order()
+    mucker = order[-1]
+    for p in felt.on_felt(f"seat{mucker}"):
+        felt.put(p, "muck", Face.DOWN)
+    for seat in order[:-1]:
+        for p in felt.on_felt(f"seat{seat}"):
+            felt.flip(str(p.card), f"seat{seat}")
+    assert codes(felt.mon.showdown(felt.t), game_only=False) == []
+    result = felt.mon.events[-1].result
+    assert result is not None and mucker not in {w for pot in result.pots for w in pot.winners}
+    assert felt.mon.table.stacks[mucker] == 98

@@ -313,17 +313,22 @@ def deal_end(mon: DealingMonitor, t: float) -> list[Alert]:
     return deal_checks.deal_end(mon, t)
 
 
-def visible_hole_cards(mon: DealingMonitor) -> dict[int, list[Card]]:
-    """Each seat's two hole cards where the sensors know both."""
+def visible_hole_cards(mon: DealingMonitor) -> tuple[dict[int, list[Card]], list[int]]:
+    """For the showdown: each live seat's two hole cards where the sensors know both, and the
+    live seats whose cards are not there to be read (mucked, or never turned up to a camera
+    alone): all cards must be tabled to win a pot ([002 #13])."""
     run = mon.run
-    out: dict[int, list[Card]] = {}
+    holes: dict[int, list[Card]] = {}
+    mucked: list[int] = []
     if run is None:
-        return out
-    for seat in run.hand.deal_order:
+        return holes, mucked
+    for seat in run.hand.live_seats:
         cards = known(hand_cards(mon, seat_zone(seat)))
         if len(cards) == 2:
-            out[seat] = cards
-    return out
+            holes[seat] = cards
+        else:
+            mucked.append(seat)
+    return holes, mucked
 
 
 def button_report(mon: DealingMonitor, action: ConsoleAction) -> list[Alert]:

@@ -194,9 +194,9 @@ class DealingMonitor:
         out = self.tick(t)
         self.commit_street()
         run.showdown_called = True
-        holes = checks.visible_hole_cards(self)
+        holes, mucked = checks.visible_hole_cards(self)
         try:
-            run.hand.showdown(holes)
+            run.hand.showdown(holes, mucked=mucked)
         except EngineError as exc:
             raise MonitorError(f"showdown: {exc}") from None
         return out + self._finish(t)
