@@ -83,7 +83,7 @@ def test_any_swap_of_two_different_seats_is_caught(n: int, button_index: int,
     i = data.draw(st.integers(0, len(sequence) - 2))
     if sequence[i] == sequence[i + 1]:
         return
-    swapped = sequence[:i] + [sequence[i + 1], sequence[i]] + sequence[i + 2:]
+    swapped = [*sequence[:i], sequence[i + 1], sequence[i], *sequence[i + 2:]]
     d = DealTracker(order=order, button=b)
     verdicts = []
     for k, seat in enumerate(swapped):
