@@ -219,3 +219,19 @@ def test_showdown_player_who_mucks_wins_nothing(sensors: tuple[str, ...]) -> Non
     result = felt.mon.events[-1].result
     assert result is not None and mucker not in {w for pot in result.pots for w in pot.winners}
     assert felt.mon.table.stacks[mucker] == 98
+
+
+def test_other_deck_in_the_shuffler_is_not_foreign() -> None:
+    """Two decks alternate at a table (rules.md §1): the other deck waiting in the shuffler is
+    neither a FOREIGN_CARD nor a hole in the deck check."""
+    felt = monitor(THREE, sensors=("rfid",), seats=3, stub_visible=True)
+    out = []
+    for p in felt.stub:
+        out += felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=SHUFFLER,
+                                                t=felt.t, source=Source.RFID, key=p.uid,
+                                                card=p.card))
+    for i, p in enumerate(felt.stub[:10]):
+        out += felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=SHUFFLER,
+                                                t=felt.t, source=Source.RFID, key=f"b{i}",
+                                                card=p.card, deck="B", foreign=True))
+    assert out == [] and felt.button() == []

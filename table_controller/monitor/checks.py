@@ -39,8 +39,8 @@ def entered(mon: DealingMonitor, f: Fused) -> list[Alert]:
         left_zone(mon, tc, f.from_zone)
     if tc.joker:
         return joker(mon, tc, f.t)
-    if tc.foreign:
-        return foreign(mon, tc, f.t)
+    if tc.foreign:  # the table's other deck waits in the shuffler: only the felt counts
+        return foreign(mon, tc, f.t) if zone != SHUFFLER else []
     if zone == SHUFFLER:
         return face_up_in_stub(mon, tc, f.t) if tc.face is Face.UP else []
     if run is None:
@@ -109,7 +109,7 @@ def identity(mon: DealingMonitor, f: Fused) -> list[Alert]:
     if tc.joker:
         return joker(mon, tc, f.t)
     if tc.foreign:
-        return foreign(mon, tc, f.t)
+        return foreign(mon, tc, f.t) if f.zone != SHUFFLER else []
     run = mon.run
     if run is None or run.halted is not None or tc.pid not in run.in_hand:
         return []
@@ -357,7 +357,9 @@ def deck_check(mon: DealingMonitor, t: float) -> list[Alert]:
     seen: dict[Card, int] = {}
     odd = 0
     for tc in stub:
-        if tc.card is None or tc.foreign or tc.joker:
+        if tc.foreign:
+            continue  # the other deck, waiting in the shuffler (rules.md §1: decks alternate)
+        if tc.card is None or tc.joker:
             odd += 1
         else:
             seen[tc.card] = seen.get(tc.card, 0) + 1

@@ -37,7 +37,6 @@ class HandRun:
     face_up_in_stub: int = 0
     extra_cards: list[int] = field(default_factory=list)
     showdown_called: bool = False
-    street_actions: int = 0  # betting actions since the last street was committed
 
     @classmethod
     def start(cls, hand: Hand) -> HandRun:

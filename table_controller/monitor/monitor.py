@@ -158,7 +158,6 @@ class DealingMonitor:
         except EngineError as exc:
             raise MonitorError(f"console action {act}: {exc}") from None
         run.deal_over = True
-        run.street_actions += 1
         if not in_turn:
             out.append(make(
                 self, "ACTION_OUT_OF_TURN", action.t, seat=action.seat,
@@ -192,6 +191,8 @@ class DealingMonitor:
         if run.halted is not None:
             raise MonitorError(f"showdown: the hand is stopped by {run.halted}; resolve it first")
         out = self.tick(t)
+        if run.halted is not None:
+            return out  # the table just showed a stop condition: no pots are awarded
         self.commit_street()
         run.showdown_called = True
         holes, mucked = checks.visible_hole_cards(self)
@@ -275,7 +276,6 @@ class DealingMonitor:
             raise MonitorError(f"the {b.name} {' '.join(map(str, known))}: {exc}") from None
         run.committed.update(b.street)
         b.commit()
-        run.street_actions = 0
         return True
 
     def _after_action(self, t: float) -> list[Alert]:
