@@ -60,6 +60,7 @@ class Timing:
 
     tick: float = 0.05
     settle: float = 0.4
+    action_settle: float = 0.2  # after a console action: nothing moved on the felt
 
 
 class SensorChain(Protocol):
@@ -179,7 +180,7 @@ class ScenarioRunner:
             # the table or the controller refused the step: name it, keep the state
             self.record.errors.append(f"step {step.number}: {exc}")
             return False
-        self.settle()
+        self.settle(self.timing.action_settle if isinstance(step, Actions) else None)
         return True
 
     def finish(self) -> RunRecord:
@@ -219,7 +220,7 @@ class ScenarioRunner:
         elif isinstance(step, Actions):
             for action in step.actions:
                 self.emit(self.controller.console(action, self.world.clock()))
-                self.settle()
+                self.settle(self.timing.action_settle)
         elif isinstance(step, Resolve):
             self.resolve(step.code)
         elif isinstance(step, Showdown):
@@ -255,11 +256,11 @@ class ScenarioRunner:
 
     # --- time -------------------------------------------------------------------------
 
-    def settle(self) -> None:
+    def settle(self, seconds: float | None = None) -> None:
         """Let the sensors and the monitor see the table until it has been still for
-        ``timing.settle`` simulated seconds."""
+        ``seconds`` (default ``timing.settle``) simulated seconds."""
         clock, timing = self.world.clock, self.timing
-        end = clock() + timing.settle
+        end = clock() + (timing.settle if seconds is None else seconds)
         while True:
             now = clock()
             observations: list[Observation] = []
@@ -316,5 +317,5 @@ def build_runner(scenario: Scenario, *, listeners: Listeners | None = None) -> S
     button = wiring.build_button(clock, random.Random(f"button:{scenario.deck_seed}"))
     chains.append(button)
     return ScenarioRunner(scenario=scenario, world=world, controller=controller, chains=chains,
-                          button=button, timing=Timing(tick=0.1, settle=1.8),
+                          button=button, timing=Timing(tick=0.1, settle=1.8, action_settle=0.3),
                           listeners=listeners or Listeners())

@@ -180,6 +180,7 @@ class PtyRfid:
     name: str = "rfid"
     plug_at: float | None = None
     wait_s: float = 5.0
+    laid: dict[bytes, int] = field(default_factory=dict)  # uid -> antenna, as last told
 
     def start(self) -> None:
         self.controller.start()
@@ -192,16 +193,18 @@ class PtyRfid:
             self.controller.plug()
             self._wait(lambda: self.reader.online, "the RFID link to come back")
         reads = self.antennas.reads(now)
-        present = {uid for tags in self.controller.present().values() for uid in tags}
-        for uid in present - set(reads):
+        for uid in set(self.laid) - set(reads):
             self.controller.remove(uid)
+            del self.laid[uid]
         for uid, antenna in reads.items():
-            self.controller.place(uid, antenna)
+            if self.laid.get(uid) != antenna:
+                self.controller.place(uid, antenna)
+                self.laid[uid] = antenna
         handled0, edges0 = self.reader.stats.tag_events, self.controller.edges_sent
         frames0, sent0, bad0 = self._frames_in(), self.controller.frames_sent, self._bad_in()
         self.controller.scan_once()
         edges = self.controller.edges_sent - edges0
-        if edges:
+        if edges and not self.reader.wait_tag_events(handled0 + edges, 0.05):
             # Done when the reader handled every tag event, or, once a damaged frame was seen,
             # when every frame sent has been taken in by the link (a frame hit by line garbage
             # never becomes a tag event: the reader resynchronises with an inventory instead).
