@@ -243,7 +243,9 @@ class PtyRfid:
             return True
         if kind == "serial_unplug":
             self.controller.unplug()
-            self._wait(lambda: not self.link.connected.is_set(), "the link to notice the unplug")
+            # wait until the reader itself has heard of it (link_down comes after the link
+            # drops its port), so the wait for the link to come back cannot pass early
+            self._wait(lambda: not self.reader.online, "the reader to notice the unplug")
             self.plug_at = now + 0.5
             return True
         if kind == "tag_dropout":
