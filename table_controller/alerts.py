@@ -92,7 +92,7 @@ CATALOGUE: dict[str, AlertSpec] = {
         _W, "[003]", "The deck check found missing or extra cards",
         "Replace the deck; a missing card does not change a result"),
     "ACTION_OUT_OF_TURN": AlertSpec(
-        _W, "TDA 35 [002 #35]", "An action out of turn",
+        _W, "[002 #35]", "An action out of turn",
         "Binding unless the action to that player changes"),
     "GREEN_BUTTON_DURING_HAND": AlertSpec(
         _W, "TDA 23 [002 #19]", "The shuffler's green button was pressed during a hand",
