@@ -159,6 +159,33 @@ def _count(outline: npt.NDArray[np.int32], card_area: float) -> int:
     return by_area
 
 
+def _separate(outline: npt.NDArray[np.int32], card_area: float
+              ) -> list[npt.NDArray[np.int32]]:
+    """Cards (or rows of cards) that touch only at a corner: an erosion by about a tenth of a
+    card breaks the narrow contact and leaves each part whole; each part is grown back inside
+    the original outline."""
+    x, y, w, h = cv2.boundingRect(outline)
+    pad = 2
+    mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    offset = np.array([x - pad, y - pad], np.int32)
+    cv2.drawContours(mask, [outline - offset], -1, 255, -1)
+    size = max(3, int(0.12 * math.sqrt(card_area / CARD_ASPECT)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    eroded = cv2.erode(mask, kernel)
+    n, labels = cv2.connectedComponents(eroded)
+    if n <= 2:
+        return [outline]
+    out: list[npt.NDArray[np.int32]] = []
+    for label in range(1, n):
+        part = np.asarray(labels == label, np.uint8) * 255
+        part = cv2.bitwise_and(cv2.dilate(part, kernel), mask)
+        found, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for c in found:
+            if cv2.contourArea(c) >= 0.45 * card_area:
+                out.append(np.asarray(c + offset, np.int32))
+    return out or [outline]
+
+
 def _split_row(outline: npt.NDArray[np.int32], k: int) -> list[Quad] | None:
     """Cards lying side by side in a neat row: the row's outline is one quadrilateral whose
     long sides are divided into ``k`` card widths (a card's width is its height times the card
@@ -337,19 +364,35 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
         area = cv2.contourArea(contour)
         if area < 0.45 * card_area:
             continue
+        if 0.75 * card_area < area < 1.3 * card_area:
+            (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+            if area > 0.93 * rw * rh:
+                # One card on its own: its half-resolution outline is precise enough once each
+                # side is fitted with a line (about half a full-resolution pixel).
+                quad = _fit_quad(contour)
+                if quad is not None:
+                    quads.append(order_corners((quad + 0.5) * _SCALE - 0.5))
+                    continue
         outlines: list[npt.NDArray[np.int32]] = []
         if felt_level >= config.min_felt_greenness:
             outlines = _full_res_outlines(frame, contour, threshold, 0.45 * full_area)
         if not outlines:
             outlines = [np.asarray((contour.astype(np.float32) + 0.5) * _SCALE - 0.5, np.int32)]
         pieces = []
-        for outline in outlines:
+        queue = [(o, True) for o in outlines]
+        while queue:
+            outline, may_separate = queue.pop()
             k = _count(outline, full_area)
             if k >= 2:
                 row = _split_row(outline, k)
                 if row is not None:
                     quads.extend(order_corners(q) for q in row)
                     continue
+                if may_separate:
+                    parts = _separate(outline, full_area)
+                    if len(parts) > 1:
+                        queue.extend((p, False) for p in parts)
+                        continue
             pieces.extend([outline] if k <= 1 else _split_best(outline, k, full_area))
         for piece in pieces:
             if cv2.contourArea(piece) < 0.45 * full_area:

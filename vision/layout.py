@@ -51,6 +51,9 @@ class TableLayout:
     def zone_at(self, x: float, y: float) -> str | None:
         """The zone whose polygon holds the point, or None (a card off every zone)."""
         for name, polygon in self.zones.items():
+            xs = [p[0] for p in polygon]
+            if not min(xs) <= x <= max(xs):
+                continue
             if point_in_polygon((x, y), polygon):
                 return name
         return None

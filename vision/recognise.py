@@ -145,8 +145,16 @@ class Recogniser:
         best_face = float(face_scores.max())
         if back_score >= best_face:
             return Recognition(BACK, back_score, back_score - best_face)
-        prepared = _prep(card).astype(np.float32)
-        turned = prepared[::-1, ::-1]
+        # The two index corners (top-left, and bottom-right turned half a turn), with room for
+        # the shifts and the blur, blurred and in float: nothing else of the card is needed.
+        x0, y0, x1, y1 = self.box
+        m = _SHIFT + 1
+        padded = cv2.copyMakeBorder(card, m, m, m, m, cv2.BORDER_REPLICATE)
+        corners = []
+        for img in (padded, padded[::-1, ::-1]):
+            crop = np.ascontiguousarray(img[y0:y1 + 2 * m, x0:x1 + 2 * m])
+            corners.append(_prep(crop).astype(np.float32)[1:-1, 1:-1])
+        prepared, turned = corners
         # Short list by whole-card likeness, per card (best of its two orientations).
         per_card = face_scores.reshape(-1, 2).max(axis=1)
         short = np.argsort(-per_card)[:_SHORTLIST]
@@ -164,17 +172,18 @@ class Recogniser:
         runner = float(per_short[order[1]]) if len(order) > 1 else top_score - 1.0
         return Recognition(self.labels[int(short[order[0]])], top_score, top_score - runner)
 
-    def _match(self, img: npt.NDArray[np.float32], templates: Vector,
+    def _match(self, region: npt.NDArray[np.float32], templates: Vector,
                box: tuple[int, int, int, int]) -> Vector:
-        """Best normalised correlation of each template (zero-mean unit rows) with the index
-        box of ``img`` shifted by up to ±_SHIFT pixels. The templates having zero mean, the
-        windows need no centring for the numerator; their spread is taken from two sums."""
+        """Best normalised correlation of each template (zero-mean unit rows) with ``box`` of
+        the index corner ``region`` (which starts _SHIFT pixels above and left of the index
+        box), shifted by up to ±_SHIFT pixels. The templates having zero mean, the windows need
+        no centring for the numerator; their spread is taken from two sums."""
         x0, y0, x1, y1 = box
+        bx, by = self.box[0], self.box[1]
         s = _SHIFT
-        pad = cv2.copyMakeBorder(np.ascontiguousarray(img), s, s, s, s, cv2.BORDER_REPLICATE)
-        region = pad[y0:y1 + 2 * s, x0:x1 + 2 * s]
+        sub = region[y0 - by:y1 - by + 2 * s, x0 - bx:x1 - bx + 2 * s]
         size = (y1 - y0) * (x1 - x0) * 3
-        win = np.lib.stride_tricks.sliding_window_view(region, (y1 - y0, x1 - x0, 3))
+        win = np.lib.stride_tricks.sliding_window_view(sub, (y1 - y0, x1 - x0, 3))
         flat = win.reshape(-1, size)
         sums = flat.sum(axis=1)
         squares = np.einsum("ij,ij->i", flat, flat)

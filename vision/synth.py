@@ -74,6 +74,17 @@ def _place_row(rng: np.random.Generator, cx: float, cy: float, n: int, card_w: f
     return out
 
 
+def _near(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], margin: float = 4.0) -> bool:
+    """True when two card outlines overlap or come within ``margin`` pixels."""
+    for p, q in ((a, b), (b, a)):
+        for pt in p:
+            if cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(pt[0]), float(pt[1])),
+                                    True) > -margin:
+                return True
+    area, _ = cv2.intersectConvexConvex(a, b)
+    return bool(area > 0)
+
+
 def make_frame(deck: Mapping[str, Image], seed: int, *, layout: TableLayout | None = None,
                effects: bool = True) -> SynthFrame:
     """One seeded frame with a random deal in progress."""
@@ -118,11 +129,15 @@ def make_frame(deck: Mapping[str, Image], seed: int, *, layout: TableLayout | No
     frame = render.felt(layout.width, layout.height, rng)
     homography = render.tilt_homography(layout.width, layout.height, rng, 0.03)
     truth: list[TruthCard] = []
+    taken: list[tuple[str, npt.NDArray[np.float32]]] = []
     for label, zone, x, y, ang in placements:
         if rng.random() < 0.5:
             ang += 180.0
         quad = render.card_quad(x, y, card_w, card_h, ang)
         quad = render.transform_points(quad, homography)
+        if any(z != zone and _near(quad, q) for z, q in taken):
+            continue  # would lie on or against another zone's card: not a deal we model
+        taken.append((zone, quad))
         render.paste(frame, deck[label], quad)
         truth.append(TruthCard(label=label, zone=zone, corners=quad))
     if effects:

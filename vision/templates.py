@@ -83,7 +83,7 @@ def warp_card(frame: Image, quad: npt.NDArray[np.float32], size: tuple[int, int]
     bottom-left of the result) straightened to ``size`` (width, height)."""
     w, h = size
     dst = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
-    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), dst)
+    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), dst)
     return np.asarray(cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REPLICATE), np.uint8)
 
