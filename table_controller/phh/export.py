@@ -153,14 +153,19 @@ def export_hand(hand: Hand, *, config: GameConfig, context: Context | None = Non
                 took_out[seat] += chips
 
     showdown_at = len(actions)  # after the last betting action (or the deal, if none)
+    timed_out: set[int] = set()  # the engine logs TimeExpired, then the fold it amounts to
     for i, record in enumerate(log):
         if isinstance(record, BoardDealt):
             actions.append(DealBoard(tuple(record.cards)))
         elif isinstance(record, ActionTaken):
             put_in[record.seat] += record.added
-            actions.append(_betting_action(record, index[record.seat]))
+            action = _betting_action(record, index[record.seat])
+            if record.seat in timed_out and isinstance(action, Fold):
+                timed_out.discard(record.seat)
+                action = Fold(action.player, "time expired")
+            actions.append(action)
         elif isinstance(record, TimeExpired):
-            actions.append(Fold(index[record.seat], "time expired"))
+            timed_out.add(record.seat)
         if i == last_bet_at:
             showdown_at = len(actions)
     if runout_after_all_in:
