@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.engine import GameConfig, OddChipRule, RakeConfig, Structure, Table
+from table_controller.cards import DECK
+from table_controller.engine import (
+    Action,
+    ActionKind,
+    GameConfig,
+    OddChipRule,
+    RakeConfig,
+    Structure,
+    Table,
+)
 from table_controller.phh import PhhError, dumps, load, loads
 from table_controller.phh.export import Context, export_hand
 from table_controller.phh.replay import game_config, replay
@@ -156,3 +165,64 @@ def test_unfinished_and_voided_hands_are_not_exported() -> None:
     hand.void("misdeal: first card to the wrong seat")
     with pytest.raises(PhhError, match="voided"):
         export_hand(hand, config=config)
+
+
+@pytest.mark.parametrize("tournament", [False, True], ids=["cash", "tournament"])
+def test_consecutive_hands_at_one_table(tournament: bool) -> None:
+    """Hands in a row: the button and blinds move, players bust (dead button and dead small
+    blind in a tournament, [002 #28]); every hand replays identically."""
+    config = GameConfig(small_blind=5, big_blind=10, ante=1, tournament=tournament)
+    rng = random.Random(f"session-{tournament}")
+    table = Table(config, seats=9)
+    for seat in (1, 2, 4, 5, 7, 9):
+        table.sit(seat, rng.choice([300, 600, 1000]))
+    table.set_button(1)
+    played = dead_small_blind = 0
+    while len([s for s, c in table.stacks.items() if c > 0]) >= 2 and played < 60:
+        hand = play_random_hand(table, rng)
+        table.finish_hand(hand)
+        for seat, chips in list(table.stacks.items()):
+            if chips == 0:
+                table.leave(seat)
+        outcome = round_trip(hand, config)
+        assert outcome.status in ("ok", "ours-only"), outcome.detail
+        played += 1
+        dead_small_blind += hand.small_blind_seat is None
+    assert played >= 8
+    if tournament:
+        assert dead_small_blind > 0  # the layout PHH writes as [BB, 0, ...]
+
+
+def test_time_expired_is_one_fold_with_commentary() -> None:
+    config = GameConfig(small_blind=1, big_blind=2)
+    table = Table(config, seats=3)
+    for seat in (1, 2, 3):
+        table.sit(seat, 100)
+    table.set_button(3)
+    hand = table.start_hand()
+    deck = iter(DECK)
+    for seat in hand.deal_order:
+        hand.deal_hole(seat, (next(deck), next(deck)))
+    assert hand.to_act == 3
+    hand.time_expired(3)
+    hand.act(Action(seat=1, kind=ActionKind.FOLD))
+    table.finish_hand(hand)
+    text = dumps(export_hand(hand, config=config))
+    assert text.count('"p3 f # time expired"') == 1
+    assert '"p3 f",' not in text
+    assert round_trip(hand, config).status == "ok"
+
+
+def test_big_blind_all_in_on_the_ante() -> None:
+    config = GameConfig(small_blind=1, big_blind=2, ante=2)
+    table = Table(config, seats=4)
+    for seat, stack in ((1, 50), (2, 2), (3, 50), (4, 50)):
+        table.sit(seat, stack)
+    table.set_button(4)  # seat 1 small blind, seat 2 big blind with nothing left
+    hand = play_random_hand(table, random.Random(3))
+    table.finish_hand(hand)
+    history = export_hand(hand, config=config)
+    assert history.blinds_or_straddles == (1, 2, 0, 0)
+    assert history.ante_trimming_status is False
+    assert round_trip(hand, config).status in ("ok", "ours-only")
+    assert list(replay(history).finishing_stacks) == [table.stacks[s] for s in hand.deal_order]
