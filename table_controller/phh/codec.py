@@ -17,6 +17,7 @@ import datetime
 import math
 import tomllib
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -108,8 +109,14 @@ def _parse_amount_token(token: str) -> int:
 def parse_action(text: str, *, player_count: int) -> PhhAction:
     """Parse one action notation such as ``"p3 cbr 60"`` or ``"d db Ah7c2d # flop"``.
 
-    Raises :class:`PhhError` (grammar, player) or :class:`CardError` (a bad card).
+    Raises :class:`PhhError` (grammar, player) or :class:`CardError` (a bad card). Results are
+    immutable and cached: hand histories repeat the same short actions (``p2 cc``) endlessly.
     """
+    return _parse_action(text, player_count)
+
+
+@lru_cache(maxsize=8192)
+def _parse_action(text: str, player_count: int) -> PhhAction:
     body, hash_sign, comment = text.partition("#")
     commentary = comment.strip() if hash_sign else None
     words = body.split()
@@ -198,6 +205,9 @@ def _chip_list(name: str, value: object, count: int | None, *, allow_zero: bool)
         raise _fail(name, f"expected an array, got {value!r}")
     if count is not None and len(value) != count:
         raise _fail(name, f"has {len(value)} entries for {count} players")
+    low = 0 if allow_zero else 1
+    if all(type(v) is int and v >= low for v in value):  # the usual case, checked at once
+        return tuple(value)
     return tuple(_chip(f"{name}[{i}]", v, allow_zero=allow_zero) for i, v in enumerate(value))
 
 
