@@ -21,16 +21,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
 from hw_sim import card_art
 from table_controller.cards import Card
 from table_controller.zones import check_zone
 from vision import render
+from vision.arrays import Image, Vector
 from vision.layout import TableLayout, default_layout
 from vision.sources import Frame
-
-Image = npt.NDArray[np.uint8]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +70,7 @@ class VirtualCamera:
             self.layout.slot(sc.zone, sc.slot)
         self._scene = tuple(scene)
 
-    def quad_of(self, sc: SceneCard) -> npt.NDArray[np.float32]:
+    def quad_of(self, sc: SceneCard) -> Vector:
         """Where ``sc`` lies: its corners in frame pixels (card image top-left first)."""
         slot = self.layout.slot(sc.zone, sc.slot)
         rng = np.random.default_rng(zlib.crc32(f"{self.seed}:{sc.zone}:{sc.slot}".encode()))
@@ -113,7 +111,7 @@ class VirtualCamera:
         ``cv2.VideoCapture`` reads back; returns the path."""
         path = Path(path)
         size = (self.layout.width, self.layout.height)
-        writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, size)
+        writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, size)
         if not writer.isOpened():
             raise OSError(f"cannot write video {path}")
         try:

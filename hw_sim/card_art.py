@@ -15,11 +15,9 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
 from table_controller.cards import DECK, RANKS, Card
-
-Image = npt.NDArray[np.uint8]
+from vision.arrays import Image
 
 WIDTH, HEIGHT = 180, 252
 _RED = (30, 30, 200)

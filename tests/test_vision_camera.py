@@ -65,7 +65,7 @@ def test_scene_with_a_bad_zone_or_slot_is_refused() -> None:
 def test_detector_finds_touching_board_cards_with_exact_corners() -> None:
     cam = VirtualCamera(seed=1)
     board = [SceneCard(parse_card(c), "board", i, True, rotation=0.0, offset=(-10.0 * i, 0.0))
-             for i, c in enumerate(["As", "Kd", "Th", "9c"])]  # the slots are 10 px apart: they touch
+             for i, c in enumerate(["As", "Kd", "Th", "9c"])]  # slots 10 px apart: they touch
     quads = detect_cards(cam.render(board))
     assert len(quads) == 4
     for sc in board:
@@ -80,7 +80,7 @@ def test_analyser_reads_every_card_and_its_zone(sim_recogniser: Recogniser) -> N
     want = sorted((sc.zone, str(sc.card) if sc.face_up and sc.card else "back") for sc in SCENE)
     assert got == want
     for sc in SCENE:
-        assert _corner_error([s.corners for s in seen], cam.quad_of(sc)) < 2.0
+        assert _corner_error([s.corners for s in seen], cam.quad_of(sc)) < 3.0
 
 
 def test_tracker_on_camera_frames_emits_rfid_like_observations(
@@ -136,7 +136,7 @@ def test_open_source_sim_and_bad_sources(tmp_path: Path) -> None:
     assert frame is not None and frame.image.shape == (720, 1280, 3)
     assert detect_cards(frame.image) == []  # empty felt
     src.close()
-    with pytest.raises(FrameSourceError, match="nope.avi"):
+    with pytest.raises(FrameSourceError, match=r"nope\.avi"):
         open_source(str(tmp_path / "nope.avi"))
 
 

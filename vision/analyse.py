@@ -5,15 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
 from table_controller.cards import Card
+from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, check_frame, detect_cards
 from vision.layout import TableLayout
 from vision.recognise import Recogniser
 from vision.templates import BACK
-
-Image = npt.NDArray[np.uint8]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +20,7 @@ class SeenCard:
     pixels, clockwise from a corner of a short side; ``zone``: None when off every zone."""
 
     label: str
-    corners: npt.NDArray[np.float32]
+    corners: Vector
     zone: str | None
     score: float
     margin: float

@@ -27,12 +27,10 @@ from typing import Any
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
 from vision.analyse import SeenCard
+from vision.arrays import Image
 from vision.layout import TableLayout, default_layout, parse_zones
-
-Image = npt.NDArray[np.uint8]
 
 
 class CalibrationError(ValueError):

@@ -19,12 +19,9 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
+from vision.arrays import Contour, Image, Quad, Vector
 from vision.layout import CARD_ASPECT
-
-Image = npt.NDArray[np.uint8]
-Quad = npt.NDArray[np.float32]
 
 _SCALE = 2  # segmentation runs on a frame this many times smaller
 
@@ -79,7 +76,7 @@ def card_mask(frame: Image, config: DetectorConfig) -> tuple[Image, float]:
     return mask, felt_level
 
 
-def order_corners(points: npt.NDArray[np.floating]) -> Quad:
+def order_corners(points: Vector) -> Quad:
     """Corners in clockwise order (image y down) starting with a short side: p0-p1 is a short
     edge. Of the two such orders (a card and the same card turned half a turn), the one whose
     first corner is nearest the image's top-left is chosen, so the answer is deterministic."""
@@ -96,7 +93,7 @@ def order_corners(points: npt.NDArray[np.floating]) -> Quad:
     return np.ascontiguousarray(pts, np.float32)
 
 
-def _fit_quad(contour: npt.NDArray[np.int32]) -> Quad | None:
+def _fit_quad(contour: Contour) -> Quad | None:
     """Four corners of a roughly rectangular outline, refined by fitting each side with a line."""
     hull = cv2.convexHull(contour)
     peri = cv2.arcLength(hull, True)
@@ -145,7 +142,7 @@ def _fit_quad(contour: npt.NDArray[np.int32]) -> Quad | None:
     return quad
 
 
-def _count(outline: npt.NDArray[np.int32], card_area: float) -> int:
+def _count(outline: Contour, card_area: float) -> int:
     """How many cards an outline holds: by area, or for a neat row (the outline fills its
     bounding rectangle) by its length against one card's width."""
     area = cv2.contourArea(outline)
@@ -159,8 +156,8 @@ def _count(outline: npt.NDArray[np.int32], card_area: float) -> int:
     return by_area
 
 
-def _separate(outline: npt.NDArray[np.int32], card_area: float
-              ) -> list[npt.NDArray[np.int32]]:
+def _separate(outline: Contour, card_area: float
+              ) -> list[Contour]:
     """Cards (or rows of cards) that touch only at a corner: an erosion by about a tenth of a
     card breaks the narrow contact and leaves each part whole; each part is grown back inside
     the original outline."""
@@ -175,10 +172,10 @@ def _separate(outline: npt.NDArray[np.int32], card_area: float
     n, labels = cv2.connectedComponents(eroded)
     if n <= 2:
         return [outline]
-    out: list[npt.NDArray[np.int32]] = []
+    out: list[Contour] = []
     for label in range(1, n):
-        part = np.asarray(labels == label, np.uint8) * 255
-        part = cv2.bitwise_and(cv2.dilate(part, kernel), mask)
+        seed = np.asarray(labels == label, np.uint8) * 255
+        part = cv2.bitwise_and(cv2.dilate(seed, kernel), mask)
         found, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         for c in found:
             if cv2.contourArea(c) >= 0.45 * card_area:
@@ -186,7 +183,7 @@ def _separate(outline: npt.NDArray[np.int32], card_area: float
     return out or [outline]
 
 
-def _split_row(outline: npt.NDArray[np.int32], k: int) -> list[Quad] | None:
+def _split_row(outline: Contour, k: int) -> list[Quad] | None:
     """Cards lying side by side in a neat row: the row's outline is one quadrilateral whose
     long sides are divided into ``k`` card widths (a card's width is its height times the card
     aspect ratio, the remainder is shared out as gaps). Working on the quadrilateral rather
@@ -220,16 +217,16 @@ def _split_row(outline: npt.NDArray[np.int32], k: int) -> list[Quad] | None:
     return out
 
 
-def _good_piece(piece: npt.NDArray[np.int32], card_area: float) -> bool:
+def _good_piece(piece: Contour, card_area: float) -> bool:
     area = cv2.contourArea(piece)
     (_, _), (rw, rh), _ = cv2.minAreaRect(piece)
     return 0.6 * card_area < area < 1.45 * card_area and area > 0.85 * rw * rh
 
 
-def _split_best(contour: npt.NDArray[np.int32], k: int, card_area: float
-                ) -> list[npt.NDArray[np.int32]]:
+def _split_best(contour: Contour, k: int, card_area: float
+                ) -> list[Contour]:
     """Cut at the notches; when that does not give ``k`` card-shaped pieces, at equal steps."""
-    best: list[npt.NDArray[np.int32]] = []
+    best: list[Contour] = []
     best_good = -1
     for use_notches in (False, True):
         pieces = _split(contour, k, use_notches=use_notches)
@@ -241,8 +238,8 @@ def _split_best(contour: npt.NDArray[np.int32], k: int, card_area: float
     return best
 
 
-def _split(contour: npt.NDArray[np.int32], k: int, *, use_notches: bool = True
-           ) -> list[npt.NDArray[np.int32]]:
+def _split(contour: Contour, k: int, *, use_notches: bool = True
+           ) -> list[Contour]:
     """Cut a blob of ``k`` touching cards into ``k`` outlines."""
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
     a = math.radians(angle)
@@ -253,14 +250,14 @@ def _split(contour: npt.NDArray[np.int32], k: int, *, use_notches: bool = True
         length = rh
     normal = np.array([-axis[1], axis[0]], np.float32)
     centre = np.array([cx, cy], np.float32)
-    notches: list[npt.NDArray[np.float32]] = []
+    notches: list[Vector] = []
     hull = cv2.convexHull(contour, returnPoints=False)
     try:
         defects = cv2.convexityDefects(contour, hull)
     except cv2.error:
         defects = None
     if defects is not None and use_notches:
-        for s, e, f, depth in defects.reshape(-1, 4):
+        for _start, _end, f, depth in defects.reshape(-1, 4):
             if depth / 256.0 >= 1.0:
                 notches.append(contour[f, 0].astype(np.float32))
     x, y, w, h = cv2.boundingRect(contour)
@@ -272,7 +269,7 @@ def _split(contour: npt.NDArray[np.int32], k: int, *, use_notches: bool = True
     for j in range(1, k):
         t = (j / k - 0.5) * length
         guess = centre + t * axis
-        sides: dict[int, npt.NDArray[np.float32]] = {}
+        sides: dict[int, Vector] = {}
         best: dict[int, float] = {}
         for p in notches:
             rel = p - centre
@@ -297,7 +294,7 @@ def _split(contour: npt.NDArray[np.int32], k: int, *, use_notches: bool = True
     return [c + offset for c in contours]
 
 
-def _card_area(contours: list[npt.NDArray[np.int32]], config: DetectorConfig) -> float | None:
+def _card_area(contours: list[Contour], config: DetectorConfig) -> float | None:
     """Area of one card in half-resolution pixels: configured, else measured on this frame
     from the blobs that look like one card, else from neat rows of cards (whose short side is a
     card's height)."""
@@ -325,8 +322,8 @@ def _card_area(contours: list[npt.NDArray[np.int32]], config: DetectorConfig) ->
     return None
 
 
-def _full_res_outlines(frame: Image, contour: npt.NDArray[np.int32], threshold: float,
-                       min_area: float) -> list[npt.NDArray[np.int32]]:
+def _full_res_outlines(frame: Image, contour: Contour, threshold: float,
+                       min_area: float) -> list[Contour]:
     """The blob traced again on the full-resolution frame (sharper corners and notches, and
     narrow gaps the half-resolution mask closed), restricted to the blob so a neighbouring card
     never joins in. Outlines smaller than ``min_area`` are dropped."""
@@ -340,10 +337,10 @@ def _full_res_outlines(frame: Image, contour: npt.NDArray[np.int32], threshold: 
     blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
     scaled = (contour.astype(np.float32) * _SCALE + (_SCALE - 1) / 2).astype(np.int32)
     cv2.drawContours(blob, [scaled - np.array([x0, y0], np.int32)], -1, 255, -1)
-    blob = cv2.dilate(blob, np.ones((7, 7), np.uint8))
-    mask = cv2.bitwise_and(mask, blob)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    grown = cv2.dilate(blob, np.ones((7, 7), np.uint8))
+    inside = cv2.morphologyEx(cv2.bitwise_and(mask, grown), cv2.MORPH_OPEN,
+                              np.ones((3, 3), np.uint8))
+    found, _ = cv2.findContours(inside, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     shift = np.array([x0, y0], np.int32)
     return [np.asarray(c + shift, np.int32) for c in found if cv2.contourArea(c) >= min_area]
 
@@ -373,7 +370,7 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
                 if quad is not None:
                     quads.append(order_corners((quad + 0.5) * _SCALE - 0.5))
                     continue
-        outlines: list[npt.NDArray[np.int32]] = []
+        outlines: list[Contour] = []
         if felt_level >= config.min_felt_greenness:
             outlines = _full_res_outlines(frame, contour, threshold, 0.45 * full_area)
         if not outlines:

@@ -27,7 +27,7 @@ CARD_ASPECT = 63.0 / 88.0
 
 @dataclass(frozen=True, slots=True)
 class Slot:
-    """Where one card lies in a zone: centre in pixels and rotation in degrees (counter-clockwise)."""
+    """Where a card lies in a zone: centre in pixels, rotation in degrees (counter-clockwise)."""
 
     x: float
     y: float
@@ -59,7 +59,7 @@ class TableLayout:
         return None
 
     def slot(self, zone: str, index: int) -> Slot:
-        """Slot ``index`` of ``zone``; raises ValueError naming the zone when it has no such slot."""
+        """Slot ``index`` of ``zone``; raises ValueError naming the zone if it has no such slot."""
         slots = self.slots.get(zone, ())
         if not 0 <= index < len(slots):
             raise ValueError(f"zone {zone!r} has {len(slots)} slot(s); no slot {index}")

@@ -20,13 +20,10 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
 from table_controller.cards import Card, parse_card
+from vision.arrays import Image, Vector
 from vision.templates import BACK, DeckTemplates, warp_card
-
-Image = npt.NDArray[np.uint8]
-Vector = npt.NDArray[np.float32]
 
 CANON = (72, 100)
 """Width, height of the straightened card picture."""
@@ -56,7 +53,7 @@ class Recognition:
         return None if self.label == BACK else parse_card(self.label)
 
 
-def _unit(v: npt.NDArray[np.floating]) -> Vector:
+def _unit(v: Vector) -> Vector:
     v = v.astype(np.float32).ravel()
     v = v - v.mean()
     n = float(np.linalg.norm(v))
@@ -172,7 +169,7 @@ class Recogniser:
         runner = float(per_short[order[1]]) if len(order) > 1 else top_score - 1.0
         return Recognition(self.labels[int(short[order[0]])], top_score, top_score - runner)
 
-    def _match(self, region: npt.NDArray[np.float32], templates: Vector,
+    def _match(self, region: Vector, templates: Vector,
                box: tuple[int, int, int, int]) -> Vector:
         """Best normalised correlation of each template (zero-mean unit rows) with ``box`` of
         the index corner ``region`` (which starts _SHIFT pixels above and left of the index
@@ -190,6 +187,6 @@ class Recogniser:
         spread = np.sqrt(np.maximum(squares - sums * sums / size, 1e-6))
         return np.asarray(((flat @ templates.T) / spread[:, None]).max(axis=0), np.float32)
 
-    def classify(self, frame: Image, quad: npt.NDArray[np.float32]) -> Recognition:
+    def classify(self, frame: Image, quad: Vector) -> Recognition:
         """Classify the card whose corners (ordered, frame pixels) are ``quad``."""
         return self.classify_warped(warp_card(frame, quad, CANON))

@@ -11,11 +11,8 @@ import math
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
-Image = npt.NDArray[np.uint8]
-Quad = npt.NDArray[np.float32]
-"""Four corners, shape (4, 2): the card image's top-left, top-right, bottom-right, bottom-left."""
+from vision.arrays import Image, Quad, Vector
 
 FELT_BGR = (38, 112, 30)
 
@@ -26,8 +23,8 @@ def felt(width: int, height: int, rng: np.random.Generator,
     base = np.empty((height, width, 3), np.float32)
     base[:] = colour
     texture = rng.normal(0.0, 4.0, (height // 4 + 1, width // 4 + 1)).astype(np.float32)
-    texture = cv2.resize(texture, (width, height), interpolation=cv2.INTER_LINEAR)
-    base += texture[:, :, None]
+    smooth = cv2.resize(texture, (width, height), interpolation=cv2.INTER_LINEAR)
+    base += smooth[:, :, None]
     drift = rng.uniform(-8, 8, 3).astype(np.float32)
     base += drift
     return np.clip(base, 0, 255).astype(np.uint8)
@@ -43,14 +40,14 @@ def card_quad(cx: float, cy: float, width: float, height: float, angle: float) -
     return np.array([(cx + x * c + y * s, cy - x * s + y * c) for x, y in half], np.float32)
 
 
-def transform_points(points: Quad, homography: npt.NDArray[np.float64]) -> Quad:
+def transform_points(points: Quad, homography: Vector) -> Quad:
     """Apply a 3x3 homography to (N, 2) points."""
     pts = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), homography)
     return np.asarray(pts.reshape(-1, 2), np.float32)
 
 
 def tilt_homography(width: int, height: int, rng: np.random.Generator,
-                    strength: float) -> npt.NDArray[np.float64]:
+                    strength: float) -> Vector:
     """A random mild perspective (camera not quite square to the felt): corners moved by up to
     ``strength`` times the frame size, keeping the frame centre in place."""
     src = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float32)
@@ -65,10 +62,10 @@ def tilt_homography(width: int, height: int, rng: np.random.Generator,
 def paste(frame: Image, card: Image, quad: Quad, *, shadow: float = 0.35) -> None:
     """Warp the BGRA ``card`` onto ``quad`` of ``frame`` (in place), with a soft drop shadow."""
     h, w = frame.shape[:2]
-    x0 = max(int(math.floor(float(quad[:, 0].min()))) - 4, 0)
-    y0 = max(int(math.floor(float(quad[:, 1].min()))) - 4, 0)
-    x1 = min(int(math.ceil(float(quad[:, 0].max()))) + 5, w)
-    y1 = min(int(math.ceil(float(quad[:, 1].max()))) + 5, h)
+    x0 = max(math.floor(float(quad[:, 0].min())) - 4, 0)
+    y0 = max(math.floor(float(quad[:, 1].min())) - 4, 0)
+    x1 = min(math.ceil(float(quad[:, 0].max())) + 5, w)
+    y1 = min(math.ceil(float(quad[:, 1].max())) + 5, h)
     if x1 <= x0 or y1 <= y0:
         return
     ch, cw = card.shape[:2]
@@ -94,7 +91,7 @@ def light(frame: Image, rng: np.random.Generator, *, gain: float = 0.15) -> Imag
     coarse = rng.uniform(1 - gain, 1 + gain, (3, 4)).astype(np.float32)
     field = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
     out = frame.astype(np.float32) * field[:, :, None]
-    return np.clip(out, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(out, 0, 255), np.uint8)
 
 
 def glare(frame: Image, rng: np.random.Generator, *, spots: int = 1,
@@ -109,7 +106,7 @@ def glare(frame: Image, rng: np.random.Generator, *, spots: int = 1,
         add += float(rng.uniform(0.4, 1.0)) * strength * np.exp(
             -(((xx - cx) / sx) ** 2 + ((yy - cy) / sy) ** 2) / 2)
     out = frame.astype(np.float32) + add[:, :, None]
-    return np.clip(out, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(out, 0, 255), np.uint8)
 
 
 def blur(frame: Image, sigma: float) -> Image:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
-import numpy.typing as npt
 
-Image = npt.NDArray[np.uint8]
+from vision.arrays import Image
+
 Clock = Callable[[], float]
 
 

@@ -15,14 +15,12 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
 from table_controller.cards import DECK
 from table_controller.zones import BOARD, BURN, MUCK, SEAT_ZONES
 from vision import render
+from vision.arrays import Image, Vector
 from vision.layout import CARD_ASPECT, TableLayout, default_layout
-
-Image = npt.NDArray[np.uint8]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +30,7 @@ class TruthCard:
 
     label: str
     zone: str
-    corners: npt.NDArray[np.float32]
+    corners: Vector
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +72,7 @@ def _place_row(rng: np.random.Generator, cx: float, cy: float, n: int, card_w: f
     return out
 
 
-def _near(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], margin: float = 4.0) -> bool:
+def _near(a: Vector, b: Vector, margin: float = 4.0) -> bool:
     """True when two card outlines overlap or come within ``margin`` pixels."""
     for p, q in ((a, b), (b, a)):
         for pt in p:
@@ -129,7 +127,7 @@ def make_frame(deck: Mapping[str, Image], seed: int, *, layout: TableLayout | No
     frame = render.felt(layout.width, layout.height, rng)
     homography = render.tilt_homography(layout.width, layout.height, rng, 0.03)
     truth: list[TruthCard] = []
-    taken: list[tuple[str, npt.NDArray[np.float32]]] = []
+    taken: list[tuple[str, Vector]] = []
     for label, zone, x, y, ang in placements:
         if rng.random() < 0.5:
             ang += 180.0

@@ -21,13 +21,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
 from table_controller.cards import DECK, Card, parse_card
+from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, detect_cards
 from vision.layout import CARD_ASPECT
-
-Image = npt.NDArray[np.uint8]
 
 STORE_SIZE = (144, 200)
 """Width, height of a stored card picture."""
@@ -74,11 +72,11 @@ def _flatten(image: Image) -> Image:
     if image.shape[2] == 4:
         alpha = image[:, :, 3:4].astype(np.float32) / 255.0
         rgb = image[:, :, :3].astype(np.float32) * alpha + 255.0 * (1.0 - alpha)
-        return np.clip(rgb, 0, 255).astype(np.uint8)
+        return np.asarray(np.clip(rgb, 0, 255), np.uint8)
     return np.ascontiguousarray(image[:, :, :3], np.uint8)
 
 
-def warp_card(frame: Image, quad: npt.NDArray[np.float32], size: tuple[int, int]) -> Image:
+def warp_card(frame: Image, quad: Vector, size: tuple[int, int]) -> Image:
     """The card inside ``quad`` (corners p0..p3 = top-left, top-right, bottom-right,
     bottom-left of the result) straightened to ``size`` (width, height)."""
     w, h = size
@@ -105,7 +103,9 @@ def extract_card(image: Image, *, what: str = "image") -> Image:
     if h < 20 or w < 20:
         raise EnrolmentError(f"{what}: image too small ({w}x{h})")
     aspect = min(w, h) / max(w, h)
-    if abs(aspect - CARD_ASPECT) < 0.06:
+    grey_edges = np.concatenate([bgr[0], bgr[-1], bgr[:, 0], bgr[:, -1]]).astype(np.int16)
+    on_felt = float(np.median(2 * grey_edges[:, 1] - grey_edges[:, 0] - grey_edges[:, 2])) > 24
+    if abs(aspect - CARD_ASPECT) < 0.06 and not on_felt:
         card = bgr if h >= w else cv2.rotate(bgr, cv2.ROTATE_90_CLOCKWISE)
         return np.asarray(cv2.resize(card, STORE_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
     quads = detect_cards(bgr, DetectorConfig())

@@ -1,0 +1,107 @@
+"""``table-controller vision``: enroll, detect --json, calibrate, through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from table_controller.cli import main
+from vision import synth
+
+DECK = Path(__file__).resolve().parent / "data" / "vision" / "letele" / "cards"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("decks")
+    assert main(["vision", "enroll", str(DECK), "--deck", "letele", "--store", str(root)]) == 0
+    return root
+
+
+def test_enroll_writes_the_deck(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (store / "letele" / "deck.json").is_file()
+    assert len(list((store / "letele").glob("*.png"))) == 53
+
+
+def test_enroll_reports_a_bad_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["vision", "enroll", str(tmp_path / "none"), "--deck", "x",
+                 "--store", str(tmp_path)])
+    assert code == 1
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_detect_json_one_line_per_image(store: Path, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    images = synth.load_deck_images(DECK)
+    paths, truths = [], []
+    for seed in (3, 4):
+        frame = synth.make_frame(images, seed)
+        path = tmp_path / f"frame{seed}.jpg"
+        cv2.imwrite(str(path), frame.image)
+        paths.append(str(path))
+        truths.append(frame)
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"nope")
+    capsys.readouterr()
+    code = main(["vision", "detect", *paths, str(broken), "--deck", "letele", "--json",
+                 "--store", str(store)])
+    out = capsys.readouterr()
+    assert code == 1  # the broken image
+    assert "broken.png: not a readable image" in out.err
+    lines = [json.loads(line) for line in out.out.splitlines()]
+    assert [line["image"] for line in lines] == paths
+    for line, truth in zip(lines, truths, strict=True):
+        assert set(line) == {"image", "cards"}
+        assert len(line["cards"]) == len(truth.cards)
+        for card in line["cards"]:
+            assert set(card) == {"card", "corners"}
+            assert len(card["corners"]) == 4 and all(len(p) == 2 for p in card["corners"])
+        got = sorted(c["card"] for c in line["cards"])
+        assert got == sorted(t.label for t in truth.cards)
+        # Corners are image pixels: every detected card's centre is a true card's centre.
+        centres = [t.corners.mean(axis=0) for t in truth.cards]
+        for card in line["cards"]:
+            c = np.array(card["corners"]).mean(axis=0)
+            assert min(float(np.linalg.norm(c - t)) for t in centres) < 4
+
+
+def test_detect_unknown_deck(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["vision", "detect", "x.png", "--deck", "nope", "--store", str(tmp_path)])
+    assert code == 1
+    assert "not enrolled" in capsys.readouterr().err
+
+
+def test_calibrate_draws_the_zones_from_the_config(store: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    frame = synth.make_frame(synth.load_deck_images(DECK), 9)
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), frame.image)
+    config = tmp_path / "table.toml"
+    config.write_text("[vision]\nsource = \"sim\"\n[vision.zones]\n"
+                      "board = [[400, 240], [880, 240], [880, 410], [400, 410]]\n")
+    out = tmp_path / "check.png"
+    code = main(["vision", "calibrate", "--config", str(config), "--image", str(image),
+                 "--deck", "letele", "--store", str(store), "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    drawn = cv2.imread(str(out))
+    assert drawn is not None
+    assert drawn.shape == frame.image.shape
+    # The board outline is drawn in yellow along its top edge.
+    assert (drawn[240, 450:830] == (0, 255, 255)).all(axis=1).mean() > 0.8
+    assert f"{len(frame.cards)} cards" in capsys.readouterr().out
+    # From the configured source (the simulator's camera) when no image is given.
+    assert main(["vision", "calibrate", "--config", str(config), "--out", str(out)]) == 0
+    assert main(["vision", "calibrate", "--print-zones"]) == 0
+    assert "[vision.zones]" in capsys.readouterr().out
+
+
+def test_calibrate_reports_a_broken_config(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text("[vision.zones]\nboard = 3\n")
+    assert main(["vision", "calibrate", "--config", str(config)]) == 1
+    assert "board" in capsys.readouterr().err

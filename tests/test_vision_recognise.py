@@ -1,0 +1,179 @@
+"""Enrolment and recognition on a deck the simulator does not use (CC0 letele design).
+
+A small seeded subset of the benchmark's test set (vision.synth: perspective, rotation up to 15
+degrees, upside-down cards, touching board cards, glare, blur, noise, JPEG). The goals of the
+issue (identity 99.5%, face or back 99.9%, card count 99.5%) are asserted on it; the subset
+scores 100% on every figure, so the assertions leave room only for the noise of a few cards.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import synth
+from vision.analyse import FrameAnalyser
+from vision.detect import order_corners
+from vision.layout import default_layout
+from vision.recognise import CANON, Recogniser
+from vision.templates import (
+    EnrolmentError,
+    enroll_from_folder,
+    enroll_from_frames,
+    enroll_from_source,
+    load_deck,
+    save_deck,
+    warp_card,
+)
+
+DECK = Path(__file__).resolve().parent / "data" / "vision" / "letele" / "cards"
+
+
+@pytest.fixture(scope="module")
+def recogniser() -> Recogniser:
+    return Recogniser(enroll_from_folder(DECK, "letele"))
+
+
+@pytest.fixture(scope="module")
+def deck_images() -> dict[str, np.ndarray]:
+    return synth.load_deck_images(DECK)
+
+
+def test_accuracy_goals_on_a_seeded_subset(recogniser: Recogniser,
+                                           deck_images: dict[str, np.ndarray]) -> None:
+    analyser = FrameAnalyser(recogniser, layout=default_layout())
+    faces = faces_ok = cards = face_back_ok = counts_ok = 0
+    frames = 14
+    for seed in range(frames):
+        frame = synth.make_frame(deck_images, 700 + seed)
+        seen = analyser.analyse(frame.image)
+        counts_ok += len(seen) == len(frame.cards)
+        for truth in frame.cards:
+            centre = truth.corners.mean(axis=0)
+            got = min(seen, key=lambda s: float(np.linalg.norm(s.corners.mean(axis=0) - centre)))
+            assert float(np.linalg.norm(got.corners.mean(axis=0) - centre)) < 15
+            cards += 1
+            face_back_ok += (got.label == "back") == (truth.label == "back")
+            if truth.label != "back":
+                faces += 1
+                faces_ok += got.label == truth.label
+    assert faces >= 60 and cards >= 200
+    assert faces_ok / faces >= 0.98  # goal 0.995: at most one miss in this subset
+    assert face_back_ok / cards >= 0.995  # goal 0.999
+    assert counts_ok / frames >= 13 / 14  # goal 0.995
+
+
+def test_upside_down_and_turned_cards_read_the_same(recogniser: Recogniser,
+                                                    deck_images: dict[str, np.ndarray]) -> None:
+    rng = np.random.default_rng(5)
+    for label in ("As", "Td", "7c", "Qh", "2s", "9d"):
+        for angle in (0.0, 13.0, -14.0, 180.0, 192.0):
+            frame = np.zeros((300, 300, 3), np.uint8)
+            frame[:] = (38, 112, 30)
+            from vision import render
+
+            quad = render.card_quad(150, 150, 72, 100, angle)
+            render.paste(frame, deck_images[label], quad)
+            frame = render.noise(frame, rng, 3.0)
+            rec = recogniser.classify(frame, order_corners(quad))
+            assert rec.label == label, (label, angle)
+            assert rec.face_up and rec.card is not None and str(rec.card) == label
+
+
+def test_back_is_told_from_faces(recogniser: Recogniser,
+                                 deck_images: dict[str, np.ndarray]) -> None:
+    back = cv2.resize(deck_images["back"][:, :, :3], CANON)
+    rec = recogniser.classify_warped(np.ascontiguousarray(back))
+    assert rec.label == "back" and not rec.face_up and rec.card is None
+    assert rec.margin > 0.2
+
+
+def test_enrolment_round_trip_through_the_store(tmp_path: Path) -> None:
+    deck = enroll_from_folder(DECK, "letele")
+    assert not deck.missing() and len(deck.faces) == 52
+    folder = save_deck(deck, tmp_path)
+    assert (folder / "deck.json").is_file() and (folder / "As.png").is_file()
+    again = load_deck("letele", tmp_path)
+    assert set(again.faces) == set(deck.faces)
+    assert np.abs(again.faces["As"].astype(int) - deck.faces["As"].astype(int)).max() <= 1
+
+
+def test_enrolment_errors_name_the_problem(tmp_path: Path) -> None:
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    for name in ("As.png", "Kd.png"):
+        shutil.copy(DECK / name, partial / name)
+    with pytest.raises(EnrolmentError, match=r"back\.png is missing"):
+        enroll_from_folder(partial, "p")
+    shutil.copy(DECK / "back.png", partial / "back.png")
+    with pytest.raises(EnrolmentError, match="missing cards: 2s"):
+        enroll_from_folder(partial, "p")
+    assert len(enroll_from_folder(partial, "p", allow_partial=True).faces) == 2
+    (partial / "Zz.png").write_bytes(b"")
+    with pytest.raises(EnrolmentError, match=r"Zz\.png"):
+        enroll_from_folder(partial, "p", allow_partial=True)
+    (partial / "Zz.png").unlink()
+    (partial / "Qs.png").write_bytes(b"not a png")
+    with pytest.raises(EnrolmentError, match=r"Qs\.png: not a readable image"):
+        enroll_from_folder(partial, "p", allow_partial=True)
+    with pytest.raises(EnrolmentError, match="bad deck name"):
+        enroll_from_folder(DECK, "../evil")
+    with pytest.raises(EnrolmentError, match="not enrolled"):
+        load_deck("nothing", tmp_path)
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "deck.json").write_text("{")
+    with pytest.raises(EnrolmentError, match="damaged"):
+        load_deck("broken", tmp_path)
+
+
+def test_enrolment_from_camera_photos_card_by_card(deck_images: dict[str, np.ndarray]) -> None:
+    """Photos of each card alone on the felt, as the interactive enrolment takes them."""
+    from vision import render
+
+    def photo(label: str, angle: float) -> np.ndarray:
+        frame = render.felt(640, 480, np.random.default_rng(1))
+        render.paste(frame, deck_images[label], render.card_quad(320, 240, 144, 200, angle))
+        return frame
+
+    labels = ["As", "Kh", "7d", "back"]
+    asked: list[str] = []
+    shots = iter([photo("As", 5), render.felt(640, 480, np.random.default_rng(2)),  # no card
+                  photo("Kh", -8), photo("7d", 3), photo("back", 0)])
+
+    def ask(label: str) -> bool:
+        asked.append(label)
+        return True
+
+    deck = enroll_from_source(lambda: next(shots), "cam", ask, labels)
+    assert asked == ["As", "Kh", "Kh", "7d", "back"]  # the empty frame is asked for again
+    assert set(deck.faces) == {"As", "Kh", "7d"}
+    # The cut-out photo matches the scan it came from.
+    scan = enroll_from_folder(DECK, "letele").faces["Kh"]
+    a = cv2.resize(deck.faces["Kh"], CANON).astype(np.float32)
+    b = cv2.resize(scan, CANON).astype(np.float32)
+    a, b = (a - a.mean()).ravel(), (b - b.mean()).ravel()
+    assert float(a @ b / np.linalg.norm(a) / np.linalg.norm(b)) > 0.9 or float(
+        a @ b[::-1] / np.linalg.norm(a) / np.linalg.norm(b)) > 0.9
+    with pytest.raises(EnrolmentError, match="aborted at As"):
+        enroll_from_source(lambda: None, "cam", lambda label: False, labels)
+    with pytest.raises(EnrolmentError, match="the back was not captured"):
+        enroll_from_frames([("As", photo("As", 0))], "cam")
+
+
+def test_warp_straightens_the_card(deck_images: dict[str, np.ndarray]) -> None:
+    from vision import render
+
+    frame = render.felt(400, 400, np.random.default_rng(3))
+    quad = render.card_quad(200, 200, 144, 200, 10.0)
+    render.paste(frame, deck_images["Qd"], quad, shadow=0.0)
+    warped = warp_card(frame, order_corners(quad), (144, 200))
+    flat = synth.load_deck_images(DECK)["Qd"]
+    ref = cv2.resize(flat[:, :, :3], (144, 200)).astype(int)
+    inner = (slice(20, -20), slice(20, -20))
+    diff = np.minimum(np.abs(warped.astype(int) - ref)[inner].mean(),
+                      np.abs(warped[::-1, ::-1].astype(int) - ref)[inner].mean())
+    assert diff < 20

@@ -1,0 +1,91 @@
+"""The per-zone tracker: N consistent frames before a card counts, RFID-like observations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from table_controller.cards import parse_card
+from table_controller.observations import CardEvent, Face, Source
+from vision.analyse import SeenCard
+from vision.tracker import CardTracker
+
+
+def seen(label: str, zone: str | None, x: float, y: float = 100.0) -> SeenCard:
+    corners = np.array([(x - 36, y - 50), (x + 36, y - 50), (x + 36, y + 50), (x - 36, y + 50)],
+                       np.float32)
+    return SeenCard(label=label, corners=corners, zone=zone, score=2.0, margin=0.2)
+
+
+def run(tracker: CardTracker, frames: list[list[SeenCard]], t0: float = 50.0,
+        dt: float = 0.1) -> list[list[tuple[str, str, str, str | None, Face, float]]]:
+    out = []
+    for i, frame in enumerate(frames):
+        obs = tracker.update(frame, t0 + i * dt)
+        for o in obs:
+            assert o.source is Source.CAMERA
+        out.append([(o.event.value, o.key, o.zone, str(o.card) if o.card else None, o.face,
+                     round(o.t, 3)) for o in obs])
+    return out
+
+
+def test_card_counts_after_n_consistent_frames_with_the_frame_time() -> None:
+    tracker = CardTracker(confirm_frames=3)
+    events = run(tracker, [[seen("As", "board", 100)]] * 4)
+    assert events == [[], [], [("placed", "cam1", "board", "As", Face.UP, 50.2)], []]
+    assert tracker.cards == {"cam1": ("board", "As")}
+
+
+def test_an_inconsistent_read_restarts_the_count() -> None:
+    tracker = CardTracker(confirm_frames=3)
+    frames = [[seen("As", "board", 100)], [seen("Ah", "board", 101)],
+              [seen("As", "board", 100)], [seen("As", "board", 100)], [seen("As", "board", 99)]]
+    events = run(tracker, frames)
+    assert [e for f in events for e in f] == [("placed", "cam1", "board", "As", Face.UP, 50.4)]
+
+
+def test_back_is_a_face_down_card_without_identity_then_flips() -> None:
+    tracker = CardTracker(confirm_frames=2, deck="red")
+    frames = [[seen("back", "seat3", 300)]] * 2 + [[seen("Kd", "seat3", 302)]] * 2
+    obs = []
+    for i, f in enumerate(frames):
+        obs += tracker.update(f, float(i))
+    assert [(o.event, o.card, o.face, o.key, o.deck) for o in obs] == [
+        (CardEvent.PLACED, None, Face.DOWN, "cam1", "red"),
+        (CardEvent.FLIPPED, parse_card("Kd"), Face.UP, "cam1", "red"),
+    ]
+
+
+def test_card_removed_after_drop_frames_without_it() -> None:
+    tracker = CardTracker(confirm_frames=1, drop_frames=3)
+    events = run(tracker, [[seen("7c", "muck", 500)], [], [], []])
+    assert events[0] == [("placed", "cam1", "muck", "7c", Face.UP, 50.0)]
+    assert events[1:] == [[], [], [("removed", "cam1", "muck", "7c", Face.UP, 50.3)]]
+    assert tracker.cards == {}
+
+
+def test_a_card_missed_for_a_frame_keeps_its_key() -> None:
+    tracker = CardTracker(confirm_frames=2, drop_frames=3)
+    events = run(tracker, [[seen("9h", "board", 100)]] * 2 + [[]] + [[seen("9h", "board", 104)]])
+    assert [e for f in events for e in f] == [("placed", "cam1", "board", "9h", Face.UP, 50.1)]
+    assert tracker.cards == {"cam1": ("board", "9h")}
+
+
+def test_cards_side_by_side_are_separate_tracks_and_zones_do_not_mix() -> None:
+    tracker = CardTracker(confirm_frames=1)
+    frame = [seen("As", "board", 100), seen("Kd", "board", 180), seen("back", "seat1", 140),
+             seen("2c", None, 900)]
+    obs = tracker.update(frame, 1.0)
+    assert sorted((o.key, o.zone, str(o.card)) for o in obs) == [
+        ("cam1", "board", "As"), ("cam2", "board", "Kd"), ("cam3", "seat1", "None")]
+    # Moving a card into another zone is a removal there and a placement here.
+    tracker = CardTracker(confirm_frames=1, drop_frames=1)
+    tracker.update([seen("As", "burn", 100)], 0.0)
+    obs = tracker.update([seen("As", "muck", 110)], 1.0)
+    assert sorted((o.event.value, o.zone) for o in obs) == [("placed", "muck"),
+                                                            ("removed", "burn")]
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        CardTracker(confirm_frames=0)
