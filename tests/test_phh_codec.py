@@ -186,3 +186,37 @@ def test_iter_phh_files_walks_folders_in_order(tmp_path: Path) -> None:
     single = tmp_path / "single.other"
     single.write_text(MINIMAL)
     assert iter_phh_files([tmp_path, single]) == [tmp_path / "1.phh", tmp_path / "b/2.phh", single]
+
+
+def test_plain_reader_agrees_with_tomllib() -> None:
+    """The fast reader of the plain TOML subset that dumps() writes either returns exactly what
+    tomllib returns or declines (None) and leaves the text to tomllib."""
+    from table_controller.phh.codec import _plain_toml
+
+    examples = sorted((Path(__file__).resolve().parents[1] / "table_controller/data/examples")
+                      .glob("*.phh"))
+    texts = [p.read_text() for p in examples]
+    texts.append(dumps(loads(MINIMAL)))
+    texts.append(dumps(loads(MINIMAL + 'players = ["Ann \\"Q\\"", "Bø", ""]\n_x = [true, -3]\n')))
+    texts += [
+        'a = 1\nb = "x, 2"\nc = [1, 2]\nd = ["p1 cc # a, b", "q"]\ne = true\nf = []\n',
+        "a = [\n  \"x\",\n  \"y\",\n]\nb = -12\n",
+        "a = 05\n", "a = 1\na = 2\n", "a = 1.5\n", "a = [\n  \"x\",\n", "a = 'x'\n",
+        "a = 1 # c\n", "[t]\na = 1\n", 'a = "\\u00e9"\n', "a = 1\r\n", "", "a = -0\n",
+    ]
+    declined = 0
+    for text in texts:
+        fast = _plain_toml(text)
+        try:
+            slow = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            assert fast is None, text
+            continue
+        if fast is None:
+            declined += 1
+        else:
+            assert fast == slow, text
+    written = texts[len(examples)]  # what dumps() writes is read by the fast reader
+    assert _plain_toml(written) == tomllib.loads(written)
+    assert _plain_toml(texts[len(examples) + 2]) is not None
+    assert declined >= 5

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -304,12 +305,72 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     )
 
 
+# The plain subset of TOML that :func:`dumps` writes, read without tomllib (which is the
+# largest cost of reading a hand): bare keys, decimal integers, basic strings without escapes,
+# true/false, one-line arrays of those, and a multi-line array of strings, one per line. Any
+# other line (a comment, a float, a time, an escape, a table...) sends the whole text to
+# tomllib, so both readers always agree.
+_KEY = r"[A-Za-z0-9_-]+"
+_INT = r"(?:0|-?[1-9][0-9]*)"
+_STR = r'"[^"\\\x00-\x1f\x7f]*"'
+_SCALAR = rf"(?:{_INT}|{_STR}|true|false)"
+_SCALAR_RE = re.compile(_SCALAR)
+_LINE_RE = re.compile(rf"({_KEY}) = ({_SCALAR}|\[(?:{_SCALAR}(?:, {_SCALAR})*)?\]|\[)")
+_ITEM_RE = re.compile(rf"  ({_STR}),")
+
+
+def _scalar(token: str) -> object:
+    if token[0] == '"':
+        return token[1:-1]
+    if token == "true":
+        return True
+    if token == "false":
+        return False
+    return int(token)
+
+
+def _plain_toml(text: str) -> dict[str, object] | None:
+    """``text`` parsed if it is in the plain subset :func:`dumps` writes, else None."""
+    out: dict[str, object] = {}
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    i = 0
+    while i < len(lines):
+        match = _LINE_RE.fullmatch(lines[i])
+        if match is None:
+            return None
+        key, value = match.groups()
+        if key in out:
+            return None
+        if value == "[":  # a multi-line array of strings, closed by "]" alone
+            items: list[object] = []
+            i += 1
+            while i < len(lines) and lines[i] != "]":
+                item = _ITEM_RE.fullmatch(lines[i])
+                if item is None:
+                    return None
+                items.append(item.group(1)[1:-1])
+                i += 1
+            if i == len(lines):
+                return None
+            out[key] = items
+        elif value[0] == "[":
+            out[key] = [_scalar(t) for t in _SCALAR_RE.findall(value[1:-1])]
+        else:
+            out[key] = _scalar(value)
+        i += 1
+    return out
+
+
 def loads(text: str) -> HandHistory:
     """Parse PHH text (raises :class:`PhhError`)."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PhhError(f"not valid TOML: {exc}") from None
+    raw = _plain_toml(text)
+    if raw is None:
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise PhhError(f"not valid TOML: {exc}") from None
     return from_mapping(raw)
 
 
