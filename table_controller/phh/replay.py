@@ -30,8 +30,9 @@ from table_controller.engine import (
     EngineError,
     GameConfig,
     Hand,
-    LegalActions,
+    IllegalAction,
     OddChipRule,
+    OutOfTurnHeld,
     RakeConfig,
     Street,
     Structure,
@@ -246,15 +247,30 @@ class _ReplayState:
                 raise PhhError(f"card {card} is dealt twice ({other} and {where})")
             self.seen[card] = where
 
-    def _legal_for(self, player: int) -> LegalActions:
-        """What ``player`` may do; PHH lists actions in turn, so it must be his turn."""
+    def _turn_error(self, player: int) -> PhhError | None:
+        """Why ``player`` may not act now, if the reason is the turn (PHH lists actions in
+        turn order, so an action out of turn is an error in the file, not a held action)."""
         hand = self.hand
-        if hand.betting_complete:
-            raise PhhError("no betting action is due now (the round is over)")
-        legal = hand.legal_actions()  # the player to act
-        if legal.seat != self.seats[player - 1]:
-            raise PhhError(f"not p{player}'s turn: p{self.player_of[legal.seat]} is to act")
-        return legal
+        if hand.result is not None or hand.betting_complete:
+            return PhhError("no betting action is due now (the round is over)")
+        to_act = hand.to_act
+        if to_act is not None and to_act != self.seats[player - 1]:
+            return PhhError(f"not p{player}'s turn: p{self.player_of[to_act]} is to act")
+        return None
+
+    def _act(self, player: int, kind: ActionKind, amount: int | None = None) -> None:
+        """Apply one decision; the engine checks it (turn checked only when it fails, or when
+        the engine holds it as out of turn, which keeps a replay to one engine call)."""
+        hand = self.hand
+        try:
+            hand.act(Action(seat=self.seats[player - 1], kind=kind, amount=amount))
+        except IllegalAction:
+            error = self._turn_error(player)
+            if error is not None:
+                raise error from None
+            raise
+        if type(hand.log[-1]) is OutOfTurnHeld:
+            raise self._turn_error(player) or PhhError(f"p{player} acted out of turn")
 
     def apply(self, action: PhhAction) -> None:
         hand = self.hand
@@ -274,19 +290,29 @@ class _ReplayState:
                 self._claim(cards, "the board")
                 hand.deal_board(cards)
             case Fold(player, _):
-                legal = self._legal_for(player)
-                hand.act(Action(seat=legal.seat, kind=ActionKind.FOLD))
+                self._act(player, ActionKind.FOLD)
             case CheckOrCall(player, _):
-                legal = self._legal_for(player)
-                kind = ActionKind.CHECK if legal.can_check else ActionKind.CALL
-                hand.act(Action(seat=legal.seat, kind=kind))
+                # Check or call: guessed from the live bets, the other one if the engine
+                # disagrees (a short all-in big blind still has to be called in full).
+                bets = hand.bets
+                facing = max(bets.values(), default=0) > bets.get(self.seats[player - 1], 0)
+                first, second = (
+                    (ActionKind.CALL, ActionKind.CHECK) if facing
+                    else (ActionKind.CHECK, ActionKind.CALL)
+                )
+                try:
+                    self._act(player, first)
+                except IllegalAction:
+                    self._act(player, second)
             case BetOrRaiseTo(player, amount, _):
-                legal = self._legal_for(player)
-                if amount == legal.all_in_to:
-                    hand.act(Action(seat=legal.seat, kind=ActionKind.ALL_IN))
-                else:
-                    kind = ActionKind.BET if legal.can_bet else ActionKind.RAISE
-                    hand.act(Action(seat=legal.seat, kind=kind, amount=amount))
+                try:
+                    self._act(player, ActionKind.RAISE, amount)  # the engine takes it as a bet too
+                except IllegalAction:
+                    # an all-in below the minimum is only legal declared as all-in
+                    legal = hand.legal_actions(self.seats[player - 1])
+                    if amount != legal.all_in_to:
+                        raise
+                    self._act(player, ActionKind.ALL_IN)
             case ShowOrMuck(player, shown, cards, _):
                 seat = self.seats[player - 1]
                 if not shown:
