@@ -10,6 +10,7 @@ the tests, as an independent referee.
 """
 
 from table_controller.phh.codec import dump, dumps, format_action, load, loads, parse_action
+from table_controller.phh.export import Context, export_hand
 from table_controller.phh.model import (
     VARIANTS,
     BetOrRaiseTo,
@@ -23,11 +24,13 @@ from table_controller.phh.model import (
     PhhError,
     ShowOrMuck,
 )
+from table_controller.phh.replay import Replayed, replay, replay_file
 
 __all__ = [
     "VARIANTS",
     "BetOrRaiseTo",
     "CheckOrCall",
+    "Context",
     "DealBoard",
     "DealHole",
     "Fold",
@@ -35,11 +38,15 @@ __all__ = [
     "NoOp",
     "PhhAction",
     "PhhError",
+    "Replayed",
     "ShowOrMuck",
     "dump",
     "dumps",
+    "export_hand",
     "format_action",
     "load",
     "loads",
     "parse_action",
+    "replay",
+    "replay_file",
 ]
