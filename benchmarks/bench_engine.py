@@ -73,6 +73,7 @@ def pokerkit(hands: int, seed: int) -> tuple[float, int]:
                 elif roll < 0.5 and state.can_complete_bet_or_raise_to():
                     low = state.min_completion_betting_or_raising_to_amount
                     high = state.max_completion_betting_or_raising_to_amount
+                    assert low is not None and high is not None
                     top = max(low, min(high, low * 3))
                     state.complete_bet_or_raise_to(
                         high if rng.random() < 0.15 else rng.randint(low, top)
