@@ -223,18 +223,20 @@ def _good_piece(piece: Contour, card_area: float) -> bool:
     return 0.6 * card_area < area < 1.45 * card_area and area > 0.85 * rw * rh
 
 
-def _split_best(contour: Contour, k: int, card_area: float
-                ) -> list[Contour]:
-    """Cut at the notches; when that does not give ``k`` card-shaped pieces, at equal steps."""
+def _split_best(contour: Contour, k: int, card_area: float) -> list[Contour]:
+    """Cut at the notches and at equal steps; keep the cut whose pieces are most card-like
+    (most pieces of a card's size and shape, then the squarest corners)."""
     best: list[Contour] = []
-    best_good = -1
-    for use_notches in (False, True):
+    best_key = (-1, -1.0)
+    for use_notches in (True, False):
         pieces = _split(contour, k, use_notches=use_notches)
-        good = sum(_good_piece(p, card_area) for p in pieces)
-        if good == k and len(pieces) == k:
-            return pieces
-        if good > best_good:
-            best, best_good = pieces, good
+        good = sum(_good_piece(p, card_area) for p in pieces) - abs(len(pieces) - k)
+        fill = 0.0
+        for p in pieces:
+            (_, _), (rw, rh), _ = cv2.minAreaRect(p)
+            fill += cv2.contourArea(p) / max(rw * rh, 1.0) / max(len(pieces), 1)
+        if (good, fill) > best_key:
+            best, best_key = pieces, (good, fill)
     return best
 
 
@@ -373,6 +375,13 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
         outlines: list[Contour] = []
         if felt_level >= config.min_felt_greenness:
             outlines = _full_res_outlines(frame, contour, threshold, 0.45 * full_area)
+            if any(_count(o, full_area) >= 2 and _split_row(o, _count(o, full_area)) is None
+                   for o in outlines):
+                # Cards a few pixels apart whose gap blur and shadow have closed: a stricter
+                # threshold (only clearly non-green pixels are card) opens narrow gaps.
+                strict = _full_res_outlines(frame, contour, threshold * 0.4, 0.45 * full_area)
+                if len(strict) > len(outlines):
+                    outlines = strict
         if not outlines:
             outlines = [np.asarray((contour.astype(np.float32) + 0.5) * _SCALE - 0.5, np.int32)]
         pieces = []

@@ -33,6 +33,7 @@ _SHORTLIST = 4
 _BODY_WEIGHT = 0.5
 _DETAIL = (36, 50)
 _DETAIL_WEIGHT = 1.0
+_BLURS = (0.0, 0.9, 1.5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,19 +120,25 @@ class Recogniser:
         back = np.asarray(cv2.resize(deck.back, CANON, interpolation=cv2.INTER_AREA), np.uint8)
         self.box = _index_box(list(canon.values()))
         self.parts = _split_index(list(canon.values()), self.box)
-        # Row 2i: face i upright; row 2i+1: face i upside down.
-        thumbs, details = [], []
-        corners: list[list[Vector]] = [[] for _ in self.parts]
+        # Row 2i: face i upright; row 2i+1: face i upside down. Corner signs and details are
+        # kept at several degrees of blur (_BLURS): a defocused card is compared with
+        # templates defocused as much, or a blurred spade looks more like a sharp club.
+        thumbs = []
+        corners: list[list[list[Vector]]] = [[[] for _ in self.parts] for _ in _BLURS]
+        details: list[list[Vector]] = [[] for _ in _BLURS]
         for label in self.labels:
             for pic in (canon[label], cv2.rotate(canon[label], cv2.ROTATE_180)):
                 thumbs.append(_thumb(pic))
-                prepared = _prep(pic)
-                for k, (x0, y0, x1, y1) in enumerate(self.parts):
-                    corners[k].append(_unit(prepared[y0:y1, x0:x1]))
-                details.append(_detail(pic))
+                for b, sigma in enumerate(_BLURS):
+                    soft = pic if sigma == 0 else np.asarray(
+                        cv2.GaussianBlur(pic, (0, 0), sigma), np.uint8)
+                    prepared = _prep(soft)
+                    for k, (x0, y0, x1, y1) in enumerate(self.parts):
+                        corners[b][k].append(_unit(prepared[y0:y1, x0:x1]))
+                    details[b].append(_detail(soft))
         self._face_thumbs = np.stack(thumbs)
-        self._corners = [np.stack(c) for c in corners]
-        self._details = np.stack(details)
+        self._corners = [[np.stack(c) for c in per_blur] for per_blur in corners]
+        self._details = [np.stack(d) for d in details]
         self._back_thumbs = np.stack([_thumb(back), _thumb(cv2.rotate(back, cv2.ROTATE_180))])
 
     def classify_warped(self, card: Image) -> Recognition:
@@ -157,11 +164,15 @@ class Recogniser:
         short = np.argsort(-per_card)[:_SHORTLIST]
         rows = np.stack([2 * short, 2 * short + 1], axis=1).ravel()
         others = rows ^ 1
-        detail = self._details[rows] @ _detail(card)
+        seen_detail = _detail(card)
+        # How blurred is this card? The blur level whose details fit the short list best.
+        fits = [float((d[rows] @ seen_detail).max()) for d in self._details]
+        blur = int(np.argmax(fits))
+        detail = self._details[blur][rows] @ seen_detail
         scores = _BODY_WEIGHT * face_scores[rows] + _DETAIL_WEIGHT * detail
         for k, part in enumerate(self.parts):
-            a = self._match(prepared, self._corners[k][rows], part)
-            b = self._match(turned, self._corners[k][others], part)
+            a = self._match(prepared, self._corners[blur][k][rows], part)
+            b = self._match(turned, self._corners[blur][k][others], part)
             scores = scores + np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6
         per_short = scores.reshape(-1, 2).max(axis=1)
         order = np.argsort(-per_short)
