@@ -131,8 +131,10 @@ def test_runner_drives_real_reader_and_button_and_attributes_steps(rfid: str) ->
     runner = ScenarioRunner(scenario=sc, world=world, controller=controller,
                             chains=[chain, button], button=button,
                             timing=Timing(tick=0.1, settle=1.0))
-    record = runner.run()
-    runner.close()
+    try:
+        record = runner.run()
+    finally:
+        runner.close()
     assert record.errors == []
     assert sum(isinstance(o, SensorStatus) and not o.online for o in controller.observed) == 1
     assert differences(sc, record) == []
