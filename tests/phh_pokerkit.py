@@ -156,7 +156,14 @@ def not_exportable_reason(hand: Any) -> str | None:
 def pokerkit_skip_reason(hand: Any, config: Any) -> str | None:
     """Why pokerkit, by its own conventions, would pay ``hand`` differently from the rules we
     implement (documented in docs/hand-histories.md); None when it must agree exactly."""
-    from table_controller.engine import ActionKind, ActionTaken, OddChipRule, Structure
+    from table_controller.engine import (
+        ActionKind,
+        ActionTaken,
+        OddChipRule,
+        Posted,
+        PostKind,
+        Structure,
+    )
 
     result = hand.result
     if result.rake and not result.showdown:
@@ -179,6 +186,10 @@ def pokerkit_skip_reason(hand: Any, config: Any) -> str | None:
             return "odd chips in pots with the same players: pokerkit merges such pots first"
     if config.small_blind == config.big_blind and len(hand.deal_order) == 2:
         return "heads-up with equal blinds: pokerkit picks the first actor by the blind amounts"
+    if hand.small_blind_seat is None and any(
+        isinstance(r, Posted) and r.kind is PostKind.STRADDLE for r in hand.log
+    ):
+        return "dead small blind with a straddle: pokerkit reads the straddle as the big blind"
     if _short_big_blind(hand, config):
         return (
             "big blind posted short (all-in, or nothing left after the ante): the engine makes "

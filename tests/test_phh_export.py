@@ -15,6 +15,7 @@ from table_controller.engine import (
     GameConfig,
     OddChipRule,
     RakeConfig,
+    Street,
     Structure,
     Table,
 )
@@ -226,3 +227,37 @@ def test_big_blind_all_in_on_the_ante() -> None:
     assert history.ante_trimming_status is False
     assert round_trip(hand, config).status in ("ok", "ours-only")
     assert list(replay(history).finishing_stacks) == [table.stacks[s] for s in hand.deal_order]
+
+
+def test_dead_small_blind_with_a_straddle_is_told_apart() -> None:
+    """No small blind (its seat emptied, [002 #28]) and a straddle: [BB, 2 x BB, 0...] plus
+    ``_dead_small_blind`` so it is not read as a small and a big blind."""
+    from table_controller.engine import Hand
+
+    config = GameConfig(small_blind=5, big_blind=10, tournament=True)
+    hand = Hand(config=config, number=4, stacks={2: 300, 4: 300, 6: 300, 8: 300}, button=9,
+                small_blind_seat=None, big_blind_seat=2, straddle_seat=4)
+    rng = random.Random(11)
+    deck = list(DECK)
+    rng.shuffle(deck)
+    for seat in hand.deal_order:
+        hand.deal_hole(seat, (deck.pop(), deck.pop()))
+    while hand.street not in (Street.SHOWDOWN, Street.COMPLETE):
+        if hand.to_act is None:
+            hand.deal_board([deck.pop() for _ in range(3 if not hand.board else 1)])
+        else:
+            legal = hand.legal_actions()
+            kind = ActionKind.CHECK if legal.can_check else ActionKind.CALL
+            hand.act(Action(seat=legal.seat, kind=kind))
+    if hand.street is Street.SHOWDOWN:
+        hand.showdown()
+    history = export_hand(hand, config=config)
+    assert history.blinds_or_straddles == (10, 20, 0, 0)
+    assert history.user_fields["_dead_small_blind"] is True
+    again = loads(dumps(history))
+    assert game_config(again).small_blind == 0 and game_config(again).big_blind == 10
+    assert hand.result is not None
+    assert list(replay(again).finishing_stacks) == [
+        hand.result.final_stacks[s] for s in hand.deal_order
+    ]
+    assert round_trip(hand, config).status == "ours-only"

@@ -17,7 +17,8 @@ Mapping (phh-std; see docs/hand-histories.md):
   after an all-in (PHH and pokerkit show all-in hands before the runout, rules.md §4
   [000, 002 #11]), else after the river;
 - house rules PHH has no field for are written as user-defined fields: ``_odd_chip`` (always),
-  ``_rake_percent``/``_rake_cap`` (when the game is raked), ``_chip_unit`` (when not 1).
+  ``_rake_percent``/``_rake_cap`` (when the game is raked), ``_chip_unit`` (when not 1),
+  ``_tournament``, ``_dead_small_blind`` (no small blind posted: its seat is empty).
 
 Hands PHH cannot express are refused with :class:`PhhError` naming the reason: a voided hand
 (misdeal, fouled deck: nothing was played, every chip went back), and posts PHH has no notation
@@ -191,6 +192,11 @@ def export_hand(hand: Hand, *, config: GameConfig, context: Context | None = Non
         user_fields["_chip_unit"] = config.chip_unit
     if config.tournament:
         user_fields["_tournament"] = True
+    if hand.small_blind_seat is None and count > 2:
+        # No small blind (its seat is empty, dead-button rule [002 #28]): p1 posts the big
+        # blind. Said explicitly, because with a straddle [BB, 2 x BB, 0...] would otherwise
+        # read as a small and a big blind.
+        user_fields["_dead_small_blind"] = True
 
     ctx = context or Context()
     fixed = config.structure is Structure.FIXED_LIMIT

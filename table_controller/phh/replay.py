@@ -9,11 +9,12 @@ What the engine plays, and so what can be replayed (docs/hand-histories.md):
 
 - variants NT, PT, FT; uniform antes; blinds ``[SB, BB, 0, ...]`` with optionally a straddle of
   2 x BB by ``p3`` (the player left of the big blind, rules.md §2 [000]), or ``[BB, 0, ...]``
-  for a hand with a dead small blind (tournament dead-button rule [002 #28]);
+  for a hand with a dead small blind (tournament dead-button rule [002 #28]; with a straddle
+  the user field ``_dead_small_blind`` tells ``[BB, straddle, 0...]`` from a small and big blind);
 - ``min_bet`` equal to the big blind (the minimum bet is the big blind, rules.md §3);
 - whole chips only;
 - user-defined fields written by :mod:`.export`: ``_odd_chip``, ``_rake_percent``,
-  ``_rake_cap``, ``_chip_unit``, ``_tournament``.
+  ``_rake_cap``, ``_chip_unit``, ``_tournament``, ``_dead_small_blind``.
 """
 
 from __future__ import annotations
@@ -96,6 +97,11 @@ def blind_layout(history: HandHistory) -> BlindLayout:
             raise fail
         return BlindLayout(small, big, 2 if small else None, 1, 0)
     first, second, *rest = field
+    if history.user_fields.get("_dead_small_blind") is True:
+        # written by our export: no small blind, p1 the big blind, p2 may straddle
+        if first <= 0 or any(rest) or second not in (0, 2 * first):
+            raise fail
+        return BlindLayout(0, first, None, 1, second)
     if first and not second and not any(rest):
         return BlindLayout(0, first, None, 1, 0)  # dead small blind: p1 is the big blind
     if second <= 0 or first > second or any(rest[1:]):
