@@ -52,12 +52,10 @@ def check_frame(frame: object) -> Image:
     return frame
 
 
-_GREEN = np.array([[-0.5, 1.0, -0.5]], np.float32)
-
-
 def _greenness(image: Image) -> Image:
     """G - (R + B) / 2 per pixel, clipped at 0: high on felt, about 0 on white, ink and backs."""
-    return np.asarray(cv2.transform(image, _GREEN), np.uint8)
+    b, g, r = cv2.split(image)
+    return cv2.subtract(g, cv2.addWeighted(r, 0.5, b, 0.5, 0.0))
 
 
 def card_mask(frame: Image, config: DetectorConfig) -> tuple[Image, float]:
@@ -71,7 +69,9 @@ def card_mask(frame: Image, config: DetectorConfig) -> tuple[Image, float]:
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         _, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         return mask, felt_level
-    mask = np.asarray(green < felt_level * config.felt_ratio, np.uint8) * 255
+    # Card where greenness <= threshold (the threshold is rounded down: greenness is integral).
+    _, mask = cv2.threshold(green, math.floor(felt_level * config.felt_ratio), 255,
+                            cv2.THRESH_BINARY_INV)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     return mask, felt_level
 
