@@ -386,7 +386,12 @@ class _Parser:
                 raise self.fail(where, f"resolve: unknown alert code {code!r}")
             return Resolve(n, code)
         self.keys(where, s, ("fault",))
-        return Fault(n, self.string(f"{where} fault", value, FAULTS))
+        fault = self.string(f"{where} fault", value, FAULTS)
+        needs = "camera" if fault == "camera_freeze" else "rfid"
+        if needs not in table.sensors:
+            raise self.fail(where, f"fault {fault!r} needs the {needs} sensor, and [table] "
+                                   f"sensors = {list(table.sensors)!r}")
+        return Fault(n, fault)
 
     def felt_card(self, where: str, value: Any) -> Card | None:
         if value == "joker":

@@ -140,6 +140,14 @@ def test_bad_expectations(tail: str, needle: str) -> None:
     assert needle in error(HEAD + '[[step]]\ngreen_button = true\n' + tail)
 
 
+def test_fault_needs_its_sensor() -> None:
+    rfid_only = HEAD.replace('button = 1', 'button = 1\nsensors = ["rfid"]')
+    msg = error(rfid_only + '[[step]]\nfault = "camera_freeze"\n')
+    assert "step 1: fault 'camera_freeze' needs the camera sensor" in msg
+    camera_only = HEAD.replace('button = 1', 'button = 1\nsensors = ["camera"]')
+    assert "needs the rfid sensor" in error(camera_only + '[[step]]\nfault = "serial_unplug"\n')
+
+
 def test_no_steps_and_bad_toml() -> None:
     assert "[[step]] entries" in error(HEAD)
     assert "not valid TOML" in error(HEAD + "[[step]\n")
