@@ -59,6 +59,9 @@ def test_scenario_passes_check(path: Path, capsys: pytest.CaptureFixture[str]) -
     assert lines and lines[-1]["type"] == "summary"
     assert rc == 0, err
     assert lines[-1]["passed"] is True
+    ends = [obj for obj in lines if obj["type"] == "hand_end"]
+    assert len(ends) == lines[-1]["hands"]
+    assert [e["hand"] for e in ends] == list(range(1, len(ends) + 1))
     for obj in lines[:-1]:
         assert obj["type"] in ("alert", "hand_end")
         if obj["type"] == "alert":
