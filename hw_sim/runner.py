@@ -316,6 +316,10 @@ def build_runner(scenario: Scenario, *, listeners: Listeners | None = None) -> S
         chains.append(build_camera(model, seed=scenario.deck_seed))
     button = wiring.build_button(clock, random.Random(f"button:{scenario.deck_seed}"))
     chains.append(button)
+    # Still long enough after each movement for a removal to outlast the reader's hold time
+    # and for the monitor's settle time to pass after it, with a tick to spare.
+    settle = wiring.HOLD_TIME + controller.settle_time() + 0.2
+    timing = Timing(tick=wiring.SCAN_PERIOD, settle=settle, action_settle=0.3)
     return ScenarioRunner(scenario=scenario, world=world, controller=controller, chains=chains,
-                          button=button, timing=Timing(tick=0.1, settle=1.8, action_settle=0.3),
+                          button=button, timing=timing,
                           listeners=listeners or Listeners())

@@ -46,6 +46,8 @@ from table_controller.alerts import Alert
 from table_controller.observations import Observation
 
 log = logging.getLogger(__name__)
+HOLD_TIME = ReaderConfig().hold_time  # the reader's default, as on a table
+SCAN_PERIOD = 0.1  # the virtual controller's scan cycle, seconds
 ZONE_ANTENNAS = {zone: antenna for antenna, zone in DEFAULT_ANTENNA_ZONES.items()}
 
 
@@ -268,7 +270,8 @@ def build_pty_rfid(model: TableModel, clock: SimClock, *, seed: int = 0,
     outbox: list[Observation] = []
     reader = RfidReader(resolver=model.registry, config=config or ReaderConfig(),
                         sink=outbox.append, clock=clock)
-    controller = VirtualRfidController(seed=seed, clock=clock, flicker=FlickerModel())
+    controller = VirtualRfidController(seed=seed, clock=clock, flicker=FlickerModel(),
+                                       scan_period=SCAN_PERIOD)
     # The virtual controller sends its heartbeats from its own thread when it gets the CPU,
     # while the simulated clock may jump 0.1 s per look: a 1.5 s silence timeout would fire
     # falsely on a busy machine. Unplugging is still seen at once (the pty goes away).
@@ -379,6 +382,10 @@ class MonitorController:
 
     def stacks(self) -> dict[int, int]:
         return dict(self.table.stacks)
+
+    def settle_time(self) -> float:
+        """How long the monitor lets the sensors disagree before it counts (its config)."""
+        return float(self.monitor.config.settle_time)
 
     def void(self, cause: str, t: float) -> list[Alert]:
         """End the hand in progress as void (every chip returned)."""
