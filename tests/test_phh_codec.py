@@ -8,15 +8,19 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from table_controller.cards import parse_card
+from table_controller.cards import DECK, parse_card
 from table_controller.phh import (
     BetOrRaiseTo,
     CheckOrCall,
     DealBoard,
     DealHole,
     Fold,
+    HandHistory,
     NoOp,
+    PhhAction,
     PhhError,
     ShowOrMuck,
     dumps,
@@ -220,3 +224,52 @@ def test_plain_reader_agrees_with_tomllib() -> None:
     assert _plain_toml(written) == tomllib.loads(written)
     assert _plain_toml(texts[len(examples) + 2]) is not None
     assert declined >= 5
+
+
+_names = st.text(st.characters(codec="utf-8"), max_size=12)
+_chips = st.integers(0, 10**9)
+
+
+@st.composite
+def _histories(draw: st.DrawFn) -> HandHistory:
+    count = draw(st.integers(2, 9))
+    cards = draw(st.permutations(list(DECK)))
+    actions: list[PhhAction] = [DealHole(p, (cards[2 * p], cards[2 * p + 1]))
+                                for p in range(1, count + 1)]
+    for _ in range(draw(st.integers(0, 12))):
+        player = draw(st.integers(1, count))
+        options: list[PhhAction] = [
+            Fold(player), CheckOrCall(player, draw(st.none() | _names | st.just(" x # y "))),
+            BetOrRaiseTo(player, draw(st.integers(1, 10**6))),
+            ShowOrMuck(player, False), ShowOrMuck(player, True),
+            DealBoard((cards[40], cards[41], cards[42])), NoOp(draw(_names)),
+        ]
+        actions.append(draw(st.sampled_from(options)))
+    return HandHistory(
+        variant=draw(st.sampled_from(["NT", "PT"])),
+        antes=tuple(draw(st.lists(_chips, min_size=count, max_size=count))),
+        blinds_or_straddles=tuple(draw(st.lists(_chips, min_size=count, max_size=count))),
+        starting_stacks=tuple(draw(st.lists(st.integers(1, 10**9), min_size=count,
+                                            max_size=count))),
+        actions=tuple(actions),
+        min_bet=draw(st.integers(1, 100)),
+        players=draw(st.none() | st.lists(_names, min_size=count, max_size=count).map(tuple)),
+        event=draw(st.none() | _names),
+        hand=draw(st.none() | st.integers(1, 10**6) | _names),
+        user_fields=draw(st.dictionaries(st.from_regex(r"_[a-z]{1,8}", fullmatch=True),
+                                         st.integers(-5, 5) | _names | st.booleans(),
+                                         max_size=3)),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(_histories())
+def test_any_history_survives_writing_and_reading(history: HandHistory) -> None:
+    text = dumps(history)
+    again = loads(text)
+    # commentary is written trimmed: the text is the canonical form
+    assert dumps(again) == text
+    assert again.starting_stacks == history.starting_stacks
+    assert again.players == history.players
+    assert again.user_fields == history.user_fields
+    assert tomllib.loads(text)["actions"] == [format_action(a) for a in again.actions]

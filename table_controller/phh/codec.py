@@ -178,8 +178,9 @@ def format_action(action: PhhAction) -> str:
                 text = f"p{player} sm {format_phh_cards(cards) if cards else '-'}"
         case NoOp(_):
             text = ""
-    if action.commentary is not None:
-        text = f"{text} # {action.commentary}" if text else f"# {action.commentary}"
+    if action.commentary is not None:  # written trimmed, as it is read back
+        comment = action.commentary.strip()
+        text = f"{text} # {comment}" if text else f"# {comment}"
     return text
 
 
