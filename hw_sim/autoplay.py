@@ -49,7 +49,8 @@ ERRORS: dict[str, str] = {
 }
 CAMERA_ONLY_ERRORS = frozenset({"exposed_card"})
 """A card's face is seen only by the camera: with RFID alone these errors cannot be seen."""
-FAULTS = ("serial_garbage", "tag_dropout", "serial_unplug")
+LINK_FAULTS = ("serial_garbage", "tag_dropout", "serial_unplug")
+CAMERA_FAULTS = ("camera_freeze",)
 GAME_SEVERITIES = (Severity.STOP, Severity.FIX, Severity.WARN)
 
 
@@ -104,6 +105,8 @@ class AutoTable:
         self.error_rate = error_rate
         self.error_kinds = sorted(k for k in ERRORS
                                   if "camera" in sensors or k not in CAMERA_ONLY_ERRORS)
+        self.fault_kinds = ((LINK_FAULTS if "rfid" in sensors else ())
+                            + (CAMERA_FAULTS if "camera" in sensors else ()))
         self.fault_rate = fault_rate
         self._report: HandReport | None = None
         self._on_alert = on_alert
@@ -212,7 +215,7 @@ class AutoTable:
 
     def _maybe_fault(self, report: HandReport) -> None:
         if self.fault_rate and self.rng.random() < self.fault_rate:
-            kind = self.rng.choice(FAULTS)
+            kind = self.rng.choice(self.fault_kinds)
             report.faults.append(kind)
             self._do(lambda n: Fault(n, kind))
 
