@@ -3,13 +3,15 @@
 Cards are told from the cloth by colour, not brightness: the felt is much greener than it is red
 or blue, a card face (white, black and red ink) or a card back is not. Glare adds white light to
 everything, so it changes brightness but not that difference, and a glare spot on the cloth does
-not look like a card. The segmentation runs at half resolution (speed); corners are then found
-by fitting a straight line to each side of the outline, which gives sub-pixel corners despite the
-rounded card corners and the coarser grid.
+not look like a card. The segmentation runs at half resolution (speed). A lone card's corners
+come from fitting a straight line to each side of its outline (sub-pixel corners despite the
+rounded card corners and the coarser grid); any other blob is traced again at full resolution.
 
-Cards that touch merge into one blob. Its area, against the area of one card, says how many
-cards it holds; it is cut across its long axis, at the notches where two cards meet when there
-are notches (the cards are not perfectly aligned) and at equal steps otherwise (they are).
+Cards that touch merge into one blob. Its area, or for a neat row its length against one card's
+width (its height times 63/88), says how many cards it holds. A neat row is cut along the row's
+own quadrilateral into card widths and gaps; cards touching only at a corner are parted by an
+erosion of a tenth of a card; anything else is cut across its long axis at the notches where
+two cards meet or at equal steps, whichever leaves the most card-like pieces.
 """
 
 from __future__ import annotations

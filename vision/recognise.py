@@ -12,6 +12,10 @@ down, never mirrored).
    pixels, against each short-listed card's index, in both corners (the top-left one and the
    bottom-right one turned half a turn), so an upside-down card or glare on one corner does not
    matter. The whole-card score is added with a smaller weight as support.
+
+Templates are kept at three degrees of blur; each card is compared at the degree that fits it
+best, so a defocused spade is compared with defocused spades and clubs, not with sharp ones
+(a blurred spade looks more like a sharp club than like a sharp spade).
 """
 
 from __future__ import annotations
@@ -199,5 +203,14 @@ class Recogniser:
         return np.asarray(((flat @ templates.T) / spread[:, None]).max(axis=0), np.float32)
 
     def classify(self, frame: Image, quad: Vector) -> Recognition:
-        """Classify the card whose corners (ordered, frame pixels) are ``quad``."""
+        """Classify the card whose corners (ordered, frame pixels) are ``quad``.
+
+        Face or back is decided first on a half-size straightening (a quarter of the pixels);
+        only a face is straightened at full size to read its index."""
+        half = warp_card(frame, quad, (CANON[0] // 2, CANON[1] // 2))
+        thumb = _thumb(half)
+        back_score = float((self._back_thumbs @ thumb).max())
+        best_face = float((self._face_thumbs @ thumb).max())
+        if back_score >= best_face:
+            return Recognition(BACK, back_score, back_score - best_face)
         return self.classify_warped(warp_card(frame, quad, CANON))
