@@ -11,6 +11,7 @@ queries.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 import warnings
@@ -86,19 +87,28 @@ def pokerkit(hands: int, seed: int) -> tuple[float, int]:
 
 
 def main(quick: bool) -> dict[str, Any]:
-    our_hands = 300 if quick else 3000
-    their_hands = 100 if quick else 1000
-    ours_rate, our_actions = ours(our_hands, seed=1)
+    # Rounds alternate the two sides (the machine is shared); the best round of each counts.
+    rounds = 1 if quick else 5
+    our_hands = 300 if quick else 600
+    their_hands = 100 if quick else 200
+    ours_rate = theirs_rate = 0.0
+    our_actions = their_actions = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        theirs_rate, their_actions = pokerkit(their_hands, seed=1)
+        for r in range(rounds):
+            rate, our_actions = ours(our_hands, seed=1 + r)
+            ours_rate = max(ours_rate, rate)
+            rate, their_actions = pokerkit(their_hands, seed=1 + r)
+            theirs_rate = max(theirs_rate, rate)
     ratio = ours_rate / theirs_rate
-    print(f"{'engine':<10} {'hands':>6} {'hands/s':>10} {'actions/hand':>13}")
+    print(f"{'engine':<10} {'hands':>6} {'hands/s':>10} {'actions/hand':>13}  (best of {rounds})")
     print(f"{'ours':<10} {our_hands:>6} {ours_rate:>10.0f} {our_actions / our_hands:>13.1f}")
     print(f"{'pokerkit':<10} {their_hands:>6} {theirs_rate:>10.0f} "
           f"{their_actions / their_hands:>13.1f}")
-    print(f"ratio ours/pokerkit: {ratio:.1f}x (goal >= 10x)")
+    load = os.getloadavg()[0]
+    print(f"ratio ours/pokerkit: {ratio:.1f}x (goal >= 10x); load average {load:.1f}")
     return {
+        "load_average": round(load, 2),
         "ours_hands_per_s": round(ours_rate, 1),
         "pokerkit_hands_per_s": round(theirs_rate, 1),
         "ours_actions_per_hand": round(our_actions / our_hands, 2),
