@@ -13,6 +13,7 @@ thread). The worst failures are written as pictures to benchmarks/out/vision/.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -103,12 +104,27 @@ def main(quick: bool) -> dict[str, object]:
             if i not in used:
                 failures.append((5.0, _picture(frame, s.corners, s,
                                                f"seed {frame.seed}: extra card {s.label}")))
+    # Cost per frame when the CPU is ours: each frame is timed three times and the fastest kept
+    # (other work on a shared machine only ever adds time), wall clock with OpenCV's default
+    # threads, then CPU time on one thread.
+    timed = frames[: min(60, n_frames)]
+    best_wall: list[float] = []
+    for frame in timed:
+        runs = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            analyser.analyse(frame.image)
+            runs.append(time.perf_counter() - t0)
+        best_wall.append(min(runs))
     cv2.setNumThreads(1)
     cpu: list[float] = []
-    for frame in frames[: min(60, n_frames)]:
-        t0 = time.process_time()
-        analyser.analyse(frame.image)
-        cpu.append(time.process_time() - t0)
+    for frame in timed:
+        runs = []
+        for _ in range(3):
+            t0 = time.process_time()
+            analyser.analyse(frame.image)
+            runs.append(time.process_time() - t0)
+        cpu.append(min(runs))
     cv2.setNumThreads(-1)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / ".gitignore").write_text("*\n")  # pictures of a run, never committed
@@ -124,15 +140,20 @@ def main(quick: bool) -> dict[str, object]:
         "identity": round(faces_ok / max(faces, 1), 5),
         "face_or_back": round(face_back_ok / max(cards, 1), 5),
         "count": round(counts_ok / n_frames, 5),
-        "ms_per_frame_wall_median": round(1000 * float(np.median(wall)), 2),
-        "ms_per_frame_wall_p95": round(1000 * float(np.percentile(wall, 95)), 2),
+        "ms_per_frame_wall_median": round(1000 * float(np.median(best_wall)), 2),
+        "ms_per_frame_wall_p95": round(1000 * float(np.percentile(best_wall, 95)), 2),
         "ms_per_frame_cpu_1thread_median": round(1000 * float(np.median(cpu)), 2),
+        "ms_per_frame_cpu_1thread_p95": round(1000 * float(np.percentile(cpu, 95)), 2),
+        "ms_per_frame_first_pass_wall_median": round(1000 * float(np.median(wall)), 2),
+        "load_average_1min": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
         "failures": len(failures),
         "failure_pictures": str(OUT),
     }
     print(f"{'figure':<34}{'value':>12}  goal")
     goal_of = {"identity": ">= 0.995", "face_or_back": ">= 0.999", "count": ">= 0.995",
-               "ms_per_frame_wall_median": "< 15", "ms_per_frame_cpu_1thread_median": "< 15"}
+               "ms_per_frame_wall_median": "< 15", "ms_per_frame_cpu_1thread_median": "< 15",
+               "ms_per_frame_cpu_1thread_p95": "< 15"}
     for key, value in figures.items():
         print(f"{key:<34}{value!s:>12}  {goal_of.get(key, '')}")
     return figures
