@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import synth
+from vision import render, synth
 from vision.analyse import FrameAnalyser
 from vision.detect import order_corners
 from vision.layout import default_layout
@@ -74,8 +74,6 @@ def test_upside_down_and_turned_cards_read_the_same(recogniser: Recogniser,
         for angle in (0.0, 13.0, -14.0, 180.0, 192.0):
             frame = np.zeros((300, 300, 3), np.uint8)
             frame[:] = (38, 112, 30)
-            from vision import render
-
             quad = render.card_quad(150, 150, 72, 100, angle)
             render.paste(frame, deck_images[label], quad)
             frame = render.noise(frame, rng, 3.0)
@@ -132,8 +130,6 @@ def test_enrolment_errors_name_the_problem(tmp_path: Path) -> None:
 
 def test_enrolment_from_camera_photos_card_by_card(deck_images: dict[str, np.ndarray]) -> None:
     """Photos of each card alone on the felt, as the interactive enrolment takes them."""
-    from vision import render
-
     def photo(label: str, angle: float) -> np.ndarray:
         frame = render.felt(640, 480, np.random.default_rng(1))
         render.paste(frame, deck_images[label], render.card_quad(320, 240, 144, 200, angle))
@@ -165,8 +161,6 @@ def test_enrolment_from_camera_photos_card_by_card(deck_images: dict[str, np.nda
 
 
 def test_warp_straightens_the_card(deck_images: dict[str, np.ndarray]) -> None:
-    from vision import render
-
     frame = render.felt(400, 400, np.random.default_rng(3))
     quad = render.card_quad(200, 200, 144, 200, 10.0)
     render.paste(frame, deck_images["Qd"], quad, shadow=0.0)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from table_controller.cards import Card
+from table_controller.cards import Card, parse_card
 from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, check_frame, detect_cards
 from vision.layout import TableLayout
@@ -31,8 +31,6 @@ class SeenCard:
 
     @property
     def card(self) -> Card | None:
-        from table_controller.cards import parse_card
-
         return None if self.label == BACK else parse_card(self.label)
 
     @property
