@@ -29,7 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     names = args.names or available()
     unknown = [n for n in names if n not in available()]
     if unknown:
-        print(f"unknown benchmark(s): {', '.join(unknown)}; available: {available()}", file=sys.stderr)
+        known = ", ".join(available())
+        print(f"unknown benchmark(s): {', '.join(unknown)}; available: {known}", file=sys.stderr)
         return 2
     results: dict[str, object] = {"machine": platform.platform(), "python": sys.version.split()[0]}
     for name in names:

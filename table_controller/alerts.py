@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from table_controller.cards import Card
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     STOP = "stop"    # the hand cannot go on as dealt: void or misdeal
     FIX = "fix"      # the dealer must carry out a correction, then play goes on
     WARN = "warn"    # procedure broken, play goes on

@@ -8,23 +8,23 @@ seconds (a Pi has no clock battery); the daemon adds wall-clock time only when i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from table_controller.cards import Card
 
 
-class Source(str, Enum):
+class Source(StrEnum):
     RFID = "rfid"
     CAMERA = "camera"
 
 
-class Face(str, Enum):
+class Face(StrEnum):
     UP = "up"
     DOWN = "down"
     UNKNOWN = "unknown"
 
 
-class CardEvent(str, Enum):
+class CardEvent(StrEnum):
     PLACED = "placed"
     REMOVED = "removed"
     FLIPPED = "flipped"

@@ -23,7 +23,9 @@ class ZoneError(ValueError):
 def check_zone(name: str) -> str:
     """Return ``name`` if it is a zone, else raise :class:`ZoneError` naming it."""
     if name not in ALL_ZONES:
-        raise ZoneError(f"unknown zone {name!r}: expected seat1..seat10, board, burn, muck or shuffler")
+        raise ZoneError(
+            f"unknown zone {name!r}: expected seat1..seat10, board, burn, muck or shuffler"
+        )
     return name
 
 
