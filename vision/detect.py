@@ -95,16 +95,17 @@ def order_corners(points: Vector) -> Quad:
     return np.ascontiguousarray(pts, np.float32)
 
 
-def _fit_quad(contour: Contour) -> Quad | None:
-    """Four corners of a roughly rectangular outline, refined by fitting each side with a line."""
-    hull = cv2.convexHull(contour)
-    peri = cv2.arcLength(hull, True)
-    approx = None
-    for eps in (0.02, 0.04, 0.06, 0.08):
-        a = cv2.approxPolyDP(hull, eps * peri, True)
-        if len(a) == 4:
-            approx = a.reshape(4, 2).astype(np.float32)
-            break
+def _fit_quad(contour: Contour, approx: Quad | None = None) -> Quad | None:
+    """Four corners of a roughly rectangular outline, refined by fitting each side with a line.
+    ``approx``: rough corners already known (else found from the outline's hull)."""
+    if approx is None:
+        hull = cv2.convexHull(contour)
+        peri = cv2.arcLength(hull, True)
+        for eps in (0.02, 0.04, 0.06, 0.08):
+            a = cv2.approxPolyDP(hull, eps * peri, True)
+            if len(a) == 4:
+                approx = a.reshape(4, 2).astype(np.float32)
+                break
     if approx is None:
         approx = cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32)
     pts = contour.reshape(-1, 2).astype(np.float32)
@@ -366,11 +367,12 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
         if area < 0.45 * card_area:
             continue
         if 0.75 * card_area < area < 1.3 * card_area:
-            (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+            rect = cv2.minAreaRect(contour)
+            (_, _), (rw, rh), _ = rect
             if area > 0.93 * rw * rh:
                 # One card on its own: its half-resolution outline is precise enough once each
                 # side is fitted with a line (about half a full-resolution pixel).
-                quad = _fit_quad(contour)
+                quad = _fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
                 if quad is not None:
                     quads.append(order_corners((quad + 0.5) * _SCALE - 0.5))
                     continue
