@@ -64,6 +64,11 @@ def parse_phh_cards(text: str, *, allow_unknown: bool) -> tuple[MaybeCard, ...]:
 
     Raises :class:`CardError` naming the bad token.
     """
+    return _parse_cards(text, allow_unknown)
+
+
+@lru_cache(maxsize=4096)
+def _parse_cards(text: str, allow_unknown: bool) -> tuple[MaybeCard, ...]:
     if not text or len(text) % 2:
         raise CardError(f"not a list of cards: {text!r} (two characters per card, as in 'AsKs')")
     cards: list[MaybeCard] = []
