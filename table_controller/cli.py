@@ -19,6 +19,8 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("demo", "table_controller.commands.demo", "play hands on the simulated table, live view"),
     ("vision", "table_controller.commands.vision", "overhead camera: enrol, detect, calibrate"),
     ("deck", "table_controller.commands.deck", "enrol the table's decks, choose the one in play"),
+    ("run", "table_controller.commands.run", "run the controller on the table (or --sim)"),
+    ("journal", "table_controller.commands.journal", "read a table's journal: hands, alerts, PHH"),
 ]
 
 

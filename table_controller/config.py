@@ -1,0 +1,316 @@
+"""The table's configuration file (TOML): what one controller under one table runs with.
+
+``table-controller run --config table.toml`` reads it; ``table_controller/data/table.example.toml``
+is a documented example and docs/running.md describes every key. Sections:
+
+- ``[table]``: seats, game (``nlhe`` ``plhe`` ``flhe``), blinds, ante, rules (``tda`` ``house``),
+  sensors, the first hand's button, the monitor's settle time;
+- ``players``: ``"console"`` (the dealer console seats them), or a ``[players]`` table of
+  ``seat = stack``;
+- ``[rfid]``: parsed by :meth:`firmware_bridge.rfid_config.RfidConfig.from_dict`;
+- ``[gpio]``: parsed by :meth:`firmware_bridge.gpio.config.GpioConfig.from_dict`;
+- ``[camera]``: source, deck, frame size and zone polygons, parsed by
+  :func:`vision.calibration.config_from_mapping` (OpenCV is imported only when the section is
+  given);
+- ``[decks]`` (``db``), ``[journal]`` (``path``), ``[bus]`` (``public``, ``floor``, ``console``).
+
+Every problem raises :class:`ConfigError`, whose text names the file, the key and what is wrong;
+nothing is guessed and a key the controller does not know is an error (a misspelt key would
+otherwise be silently ignored on a table that takes money). Relative paths are relative to the
+file's folder.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge.gpio.config import GpioConfig, GpioConfigError
+from firmware_bridge.rfid_config import RfidConfig, RfidConfigError
+from table_controller.engine import ConfigError as EngineConfigError
+from table_controller.engine import GameConfig, Structure
+from table_controller.monitor import MonitorConfig, MonitorError
+
+GAMES: Mapping[str, Structure] = {"nlhe": Structure.NO_LIMIT, "plhe": Structure.POT_LIMIT,
+                                  "flhe": Structure.FIXED_LIMIT}
+CAMERA_KEYS = frozenset({"source", "deck", "templates", "width", "height", "card_height",
+                         "confirm_frames", "zones"})
+DEFAULT_PUBLIC = "tcp://127.0.0.1:5556"
+DEFAULT_FLOOR = "tcp://127.0.0.1:5557"
+DEFAULT_CONSOLE = "tcp://127.0.0.1:5558"
+
+
+class ConfigError(ValueError):
+    """A configuration the controller cannot run with; the text names file, key and problem."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableSettings:
+    name: str = "table"
+    seats: int = 9
+    game: str = "nlhe"
+    button: int = 1
+    engine: GameConfig = field(default_factory=GameConfig)
+    monitor: MonitorConfig = field(default_factory=MonitorConfig)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CameraSettings:
+    """``[camera]``: ``raw`` is the section as written (the vision package parses it when the
+    camera is opened); ``source`` and ``deck`` are checked here."""
+
+    source: str
+    deck: str | None
+    templates: Path | None
+    raw: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BusSettings:
+    public: str = DEFAULT_PUBLIC
+    floor: str | None = DEFAULT_FLOOR
+    console: str = DEFAULT_CONSOLE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableConfig:
+    path: str
+    table: TableSettings
+    players: Mapping[int, int] | None  # seat -> stack; None: seated from the console
+    rfid: RfidConfig | None
+    gpio: GpioConfig | None
+    camera: CameraSettings | None
+    decks_db: Path | None
+    journal: Path
+    bus: BusSettings
+
+
+_TOP_KEYS = frozenset({"table", "players", "rfid", "gpio", "camera", "decks", "journal", "bus"})
+_TABLE_KEYS = frozenset({"name", "seats", "game", "small_blind", "big_blind", "ante", "small_bet",
+                         "big_bet", "button", "rules", "sensors", "settle_time", "stub_visible"})
+
+
+class _Reader:
+    """Typed access to one TOML table, with errors that name ``file: section.key``."""
+
+    def __init__(self, path: str, section: str, data: Any) -> None:
+        self.path = path
+        self.section = section
+        if not isinstance(data, Mapping):
+            raise self.error(None, f"expected a table [{section}], got {type(data).__name__}")
+        self.data: Mapping[str, Any] = data
+
+    def error(self, key: str | None, problem: str) -> ConfigError:
+        where = self.section if key is None else f"{self.section}.{key}"
+        return ConfigError(f"{self.path}: {where}: {problem}")
+
+    def only(self, known: frozenset[str]) -> None:
+        unknown = sorted(set(self.data) - known)
+        if unknown:
+            raise self.error(unknown[0], f"unknown key (known: {', '.join(sorted(known))})")
+
+    def integer(self, key: str, default: int, *, low: int, high: int | None = None) -> int:
+        value = self.data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(key, f"{value!r} is not a whole number")
+        if value < low or (high is not None and value > high):
+            bound = f"{low}..{high}" if high is not None else f">= {low}"
+            raise self.error(key, f"{value} is out of range ({bound})")
+        return value
+
+    def optional_integer(self, key: str, *, low: int) -> int | None:
+        if key not in self.data:
+            return None
+        return self.integer(key, 0, low=low)
+
+    def number(self, key: str, default: float, *, low: float, high: float) -> float:
+        value = self.data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.error(key, f"{value!r} is not a number")
+        if not low <= value <= high:
+            raise self.error(key, f"{value} is out of range ({low}..{high})")
+        return float(value)
+
+    def text(self, key: str, default: str | None = None, *,
+             choices: tuple[str, ...] | None = None) -> str:
+        value = self.data.get(key, default)
+        if not isinstance(value, str) or not value:
+            raise self.error(key, "required" if value is None else f"{value!r} is not a text")
+        if choices is not None and value not in choices:
+            raise self.error(key, f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    def boolean(self, key: str, default: bool) -> bool:
+        value = self.data.get(key, default)
+        if not isinstance(value, bool):
+            raise self.error(key, f"{value!r} is not true or false")
+        return value
+
+    def path_of(self, key: str, base: Path, default: str | None = None) -> Path:
+        return _resolve(base, self.text(key, default))
+
+
+def _resolve(base: Path, text: str) -> Path:
+    p = Path(text).expanduser()
+    return p if p.is_absolute() else base / p
+
+
+def load_config(path: str | Path) -> TableConfig:
+    """Read and check the table's configuration file; :class:`ConfigError` on any problem."""
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{name}: cannot read the configuration: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+    return parse_config(data, path=name, base=Path(name).resolve().parent)
+
+
+def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
+                 base: Path | None = None) -> TableConfig:
+    """Check a parsed configuration (``path`` names it in errors, ``base`` anchors relative
+    paths, default the working folder)."""
+    base = base or Path.cwd()
+    _Reader(path, "(top level)", data)  # the document itself must be a table
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: {unknown[0]}: unknown section (known: "
+                          f"{', '.join(sorted(_TOP_KEYS))})")
+    table = _table(_Reader(path, "table", data.get("table", {})))
+    players = _players(path, data.get("players"), table.seats)
+    rfid = _section(path, data, "rfid", lambda d: RfidConfig.from_dict(d), RfidConfigError)
+    gpio = _section(path, data, "gpio", lambda d: GpioConfig.from_dict(d), GpioConfigError)
+    camera = _camera(path, data.get("camera"), base)
+    for sensor in sorted(table.monitor.sensors):
+        if sensor == "rfid" and rfid is None:
+            raise ConfigError(f"{path}: table.sensors: names rfid but there is no [rfid] section")
+        if sensor == "camera" and camera is None:
+            raise ConfigError(f"{path}: table.sensors: names camera but there is no [camera] "
+                              "section")
+    decks_db = None
+    if "decks" in data:
+        decks = _Reader(path, "decks", data["decks"])
+        decks.only(frozenset({"db"}))
+        decks_db = decks.path_of("db", base)
+    if rfid is not None and decks_db is None:
+        raise ConfigError(f"{path}: decks.db: required with [rfid] (the tag -> card registry, "
+                          "table-controller deck)")
+    journal = _Reader(path, "journal", data.get("journal", {}))
+    journal.only(frozenset({"path"}))
+    bus = _Reader(path, "bus", data.get("bus", {}))
+    bus.only(frozenset({"public", "floor", "console"}))
+    floor: str | None = DEFAULT_FLOOR
+    if "floor" in bus.data:
+        floor = bus.text("floor")
+        floor = None if floor == "none" else _endpoint(bus, "floor", floor)
+    settings = BusSettings(public=_endpoint(bus, "public", bus.text("public", DEFAULT_PUBLIC)),
+                           floor=floor,
+                           console=_endpoint(bus, "console", bus.text("console",
+                                                                      DEFAULT_CONSOLE)))
+    return TableConfig(path=path, table=table, players=players, rfid=rfid, gpio=gpio,
+                       camera=camera, decks_db=decks_db,
+                       journal=journal.path_of("path", base, "journal.sqlite"), bus=settings)
+
+
+def _endpoint(reader: _Reader, key: str, value: str) -> str:
+    if not value.startswith(("tcp://", "ipc://", "inproc://")):
+        raise reader.error(key, f"{value!r} is not a zmq endpoint (tcp://HOST:PORT or "
+                                "ipc://PATH)")
+    return value
+
+
+def _section(path: str, data: Mapping[str, Any], name: str, build: Any,
+             error: type[Exception]) -> Any:
+    if name not in data:
+        return None
+    section = data[name]
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{path}: {name}: expected a table [{name}]")
+    try:
+        return build(section)
+    except error as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except TypeError as exc:  # a value of the wrong type reaching a dataclass check
+        raise ConfigError(f"{path}: {name}: {exc}") from None
+
+
+def _table(r: _Reader) -> TableSettings:
+    r.only(_TABLE_KEYS)
+    seats = r.integer("seats", 9, low=2, high=10)
+    game = r.text("game", "nlhe", choices=tuple(GAMES))
+    small_blind = r.integer("small_blind", 1, low=0)
+    big_blind = r.integer("big_blind", 2, low=1)
+    ante = r.integer("ante", 0, low=0)
+    small_bet = r.optional_integer("small_bet", low=1)
+    big_bet = r.optional_integer("big_bet", low=1)
+    button = r.integer("button", 1, low=1, high=seats)
+    rules = r.text("rules", "tda", choices=("tda", "house"))
+    sensors_raw = r.data.get("sensors", ["rfid"])
+    if (not isinstance(sensors_raw, list) or not sensors_raw
+            or not all(isinstance(s, str) for s in sensors_raw)):
+        raise r.error("sensors", f"{sensors_raw!r} is not a list such as [\"rfid\", \"camera\"]")
+    bad = [s for s in sensors_raw if s not in ("rfid", "camera")]
+    if bad:
+        raise r.error("sensors", f"{bad[0]!r} is not a sensor (rfid, camera)")
+    settle = r.number("settle_time", 0.3, low=0.0, high=60.0)
+    try:
+        engine = GameConfig(structure=GAMES[game], small_blind=small_blind, big_blind=big_blind,
+                            ante=ante, small_bet=small_bet, big_bet=big_bet)
+    except EngineConfigError as exc:
+        raise r.error(None, f"the game is not playable: {exc}") from None
+    try:
+        monitor = MonitorConfig(rules="house" if rules == "house" else "tda",
+                                sensors=frozenset(sensors_raw), settle_time=settle,
+                                stub_visible=r.boolean("stub_visible", False))
+    except MonitorError as exc:
+        raise r.error(None, str(exc)) from None
+    name = r.text("name", "table")
+    return TableSettings(name=name, seats=seats, game=game, button=button, engine=engine,
+                         monitor=monitor)
+
+
+def _players(path: str, raw: Any, seats: int) -> Mapping[int, int] | None:
+    if raw is None or raw == "console":
+        return None
+    if isinstance(raw, str):
+        raise ConfigError(f"{path}: players: {raw!r}: write players = \"console\" or a "
+                          "[players] table of seat = stack")
+    r = _Reader(path, "players", raw)
+    out: dict[int, int] = {}
+    for key in r.data:
+        if not key.isdigit() or not 1 <= int(key) <= seats:
+            raise r.error(key, f"not a seat number 1..{seats}")
+        out[int(key)] = r.integer(key, 0, low=1)
+    if len(out) < 2:
+        raise r.error(None, "a hand needs at least two players (or players = \"console\")")
+    return out
+
+
+def _camera(path: str, raw: Any, base: Path) -> CameraSettings | None:
+    if raw is None:
+        return None
+    r = _Reader(path, "camera", raw)
+    r.only(CAMERA_KEYS)
+    source = r.data.get("source", "0")
+    if isinstance(source, int) and not isinstance(source, bool):
+        source = str(source)
+    if not isinstance(source, str) or not source:
+        raise r.error("source", f"{source!r} is not a camera index, file, URL or picamera2")
+    deck = r.text("deck") if "deck" in r.data else None
+    templates = r.path_of("templates", base) if "templates" in r.data else None
+    from vision.calibration import CalibrationError, config_from_mapping  # OpenCV: only here
+
+    try:
+        config_from_mapping({k: v for k, v in r.data.items() if k != "templates"},
+                            where=f"{path}: camera")
+    except CalibrationError as exc:
+        raise ConfigError(str(exc).replace("[vision", "[camera")) from None
+    return CameraSettings(source=source, deck=deck, templates=templates, raw=dict(r.data))

@@ -1,0 +1,10 @@
+"""The controller daemon around the pure core: configuration -> sensors -> dealing monitor ->
+journal (SQLite), event bus (pyzmq) and alert outputs. See docs/running.md.
+
+- :mod:`.controller`: :class:`Controller`, the loop (``step``/``run``) and the console requests;
+- :mod:`.journal`: :class:`Journal`, the append-only SQLite record and its queries;
+- :mod:`.bus`: :class:`EventBus` (public and floor PUB channels), :class:`ConsoleServer` (REP);
+- :mod:`.build`: a :class:`Controller` from a table's configuration (real devices or simulated);
+- :mod:`.sensors`: adapters for the RFID service, the shuffler button and the camera;
+- :mod:`.simtable`: the simulated table (``run --sim`` and the tests).
+"""

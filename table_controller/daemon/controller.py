@@ -1,0 +1,405 @@
+"""The controller's loop: sensors -> dealing monitor -> journal, event bus, lamps and buzzer.
+
+::
+
+    sensors (RFID reader, shuffler button, camera tracker; or the simulator's)
+        | poll(now) -> observations, in time order
+        v
+    DealingMonitor (pure: rules engine inside)  <-- console requests (REP socket)
+        | alerts, hand starts and ends
+        +--> Journal (SQLite, every observation, request, alert, hand + PHH)
+        +--> EventBus (public channel without hole cards, floor channel with them)
+        +--> AlertOutputs (red and amber lamps, buzzer)
+
+Time is ``clock()`` (monotonic seconds); wall time is derived from it for what is published.
+Fault isolation: a sensor that raises is logged and polled again next time; an observation the
+monitor refuses is journaled with the reason and skipped; the journal and the bus queue and
+retry what they could not write; a console request that fails is answered with the reason and
+the hand state is unchanged (the monitor's guarantee). Nothing of that stops the table.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+from firmware_bridge.outputs import AlertOutputs
+from table_controller.alerts import CATALOGUE, Alert, Severity
+from table_controller.daemon.bus import ConsoleServer, EventBus
+from table_controller.daemon.journal import Journal
+from table_controller.daemon.redact import HoleCards
+from table_controller.engine import EngineError, Hand
+from table_controller.monitor import ConsoleAction, DealingMonitor, MonitorError
+from table_controller.observations import CardObservation, Observation, SensorStatus
+from table_controller.phh import Context, PhhError, dumps, export_hand
+
+log = logging.getLogger(__name__)
+
+LOOP_PERIOD = 0.02  # seconds between two looks at the sensors when nothing else happens
+
+
+class Sensor(Protocol):
+    """One sensor path: the RFID reader, the shuffler button, the camera (or simulated ones)."""
+
+    name: str
+
+    def poll(self, now: float) -> list[Observation]:
+        """The observations delivered since the last call (never blocks for long)."""
+
+    def close(self) -> None: ...
+
+
+class ConsoleError(ValueError):
+    """A console request the controller cannot carry out; the text says why."""
+
+
+Command = Callable[[Mapping[str, Any], float], list[Alert]]
+
+
+def _field(request: Mapping[str, Any], name: str, kind: type, *, required: bool = True) -> Any:
+    value = request.get(name)
+    if value is None:
+        if required:
+            raise ConsoleError(f"{request.get('cmd')}: {name!r} is required")
+        return None
+    if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
+        raise ConsoleError(f"{request.get('cmd')}: {name!r} must be {kind.__name__}, "
+                           f"got {value!r}")
+    return value
+
+
+class Controller:
+    def __init__(self, *, monitor: DealingMonitor, sensors: Sequence[Sensor],
+                 journal: Journal | None = None, bus: EventBus | None = None,
+                 console: ConsoleServer | None = None, outputs: AlertOutputs | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+                 phh_context: Context | None = None,
+                 commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None) -> None:
+        self.monitor = monitor
+        self.table = monitor.table
+        self.sensors = list(sensors)
+        self.journal = journal
+        self.bus = bus
+        self.console = console
+        self.outputs = outputs
+        self.clock = clock
+        self.phh_context = phh_context
+        self._t0 = clock()
+        self._wall0 = wall_clock()
+        self.holes = HoleCards()
+        self._hand: Hand | None = None
+        self._ends_seen = len(monitor.events)
+        self._lamps: set[str] = set()
+        self._sensor_failing: set[str] = set()
+        self.alerts: list[dict[str, Any]] = []  # every alert of this run, floor form
+        self._commands: dict[str, tuple[Command, frozenset[str]]] = {
+            "action": (self._action, frozenset({"seat", "kind", "amount"})),
+            "resolve": (self._resolve, frozenset({"code"})),
+            "acknowledge": (self._acknowledge, frozenset()),
+            "showdown": (self._showdown, frozenset()),
+            "void": (self._void, frozenset({"cause"})),
+            "status": (lambda _r, _t: [], frozenset()),
+            "sit": (self._sit, frozenset({"seat", "stack"})),
+            "leave": (self._leave, frozenset({"seat"})),
+            "add_chips": (self._add_chips, frozenset({"seat", "chips"})),
+            "set_button": (self._set_button, frozenset({"seat"})),
+        }
+        self._commands.update(commands or {})
+
+    # ------------------------------------------------------------------ time
+    def wall(self, t: float) -> datetime:
+        return self._wall0 + timedelta(seconds=t - self._t0)
+
+    def _stamp(self, t: float) -> str:
+        return self.wall(t).isoformat(timespec="milliseconds")
+
+    # ------------------------------------------------------------------ the loop
+    def run(self, stop: threading.Event, *, period: float = LOOP_PERIOD) -> None:
+        """Loop until ``stop`` is set (the run command sets it on SIGINT/SIGTERM)."""
+        log.info("controller running (%d sensor(s))", len(self.sensors))
+        while not stop.is_set():
+            self.step(wait=period)
+            if self.console is None:
+                stop.wait(period)
+
+    def step(self, *, wait: float = 0.0) -> None:
+        """One look at everything: sensors, the monitor's clock, console requests (waiting up
+        to ``wait`` seconds for one), lamps, and what the journal and bus still owe."""
+        now = self.clock()
+        observations: list[Observation] = []
+        for sensor in self.sensors:
+            try:
+                observations.extend(sensor.poll(now))
+            except Exception:
+                if sensor.name not in self._sensor_failing:
+                    log.exception("sensor %s failed; polling it again", sensor.name)
+                self._sensor_failing.add(sensor.name)
+            else:
+                self._sensor_failing.discard(sensor.name)
+        observations.sort(key=lambda o: o.t)
+        for obs in observations:
+            self.observe(obs)
+        self._call(lambda: self.monitor.tick(now), now)
+        if self.console is not None:
+            self.console.serve(self.handle, timeout=wait)
+        if self.outputs is not None:
+            self.outputs.update(self.clock())
+        if self.journal is not None and self.journal.pending:
+            self.journal.flush()
+        if self.bus is not None:
+            self.bus.retry()
+
+    def observe(self, obs: Observation) -> None:
+        """One observation: journaled (with the reason if the monitor refuses it), then the
+        alerts it raised go out."""
+        try:
+            alerts = self.monitor.observe(obs)
+        except MonitorError as exc:
+            self._journal_obs(obs, str(exc))
+            log.warning("observation refused: %s", exc)
+            return
+        except Exception as exc:  # a fault in the core must not stop the table
+            log.exception("observation %r failed in the monitor", obs)
+            self._journal_obs(obs, f"internal error: {type(exc).__name__}: {exc}")
+            return
+        if isinstance(obs, CardObservation):
+            self.holes.observe(obs)
+        self._after(alerts, obs.t, journal_first=obs)
+        if isinstance(obs, SensorStatus):
+            event = {"type": "sensor", "source": obs.source.value, "online": obs.online,
+                     "detail": obs.detail, "time": self._stamp(obs.t)}
+            self._publish("sensor", event, event)
+
+    def _journal_obs(self, obs: Observation, error: str | None) -> None:
+        if self.journal is not None:
+            hand = self.monitor.hand
+            self.journal.record_observation(obs, hand=None if hand is None else hand.number,
+                                            wall=self._stamp(obs.t), error=error)
+
+    def _call(self, fn: Callable[[], list[Alert]], t: float) -> None:
+        try:
+            alerts = fn()
+        except Exception:
+            log.exception("monitor call failed")
+            return
+        self._after(alerts, t)
+
+    # ------------------------------------------------------------------ after the monitor
+    def _after(self, alerts: list[Alert], t: float, *, journal_first: Observation | None = None
+               ) -> None:
+        hand = self.monitor.hand
+        if hand is not None and hand is not self._hand:
+            self._hand_started(hand, t)
+        if journal_first is not None:
+            self._journal_obs(journal_first, None)
+        if hand is not None:
+            self.holes.add([c for cards in hand.hole_cards.values() for c in cards])
+        for alert in alerts:
+            self._alert(alert)
+        events = self.monitor.events
+        for end in events[self._ends_seen:]:
+            self._hand_ended(end, t)
+        self._ends_seen = len(events)
+        self._sync_lamps(t)
+
+    def _alert(self, alert: Alert) -> None:
+        floor = alert.to_dict(self.wall(alert.t))
+        self.alerts.append(floor)
+        if self.journal is not None:
+            self.journal.record_alert(alert, floor)
+        self._publish("alert", self.holes.redact(floor), floor)
+        if self.outputs is not None:
+            self.outputs.show_alert(alert, self.clock())
+            self._lamps.add(alert.code)
+            if alert.code == "SENSOR_RECOVERED":
+                self.outputs.resolve("SENSOR_OFFLINE", self.clock())
+                self._lamps.discard("SENSOR_OFFLINE")
+
+    def _sync_lamps(self, t: float) -> None:
+        """A game alert's lamp stays lit while the monitor holds it open."""
+        if self.outputs is None:
+            return
+        still = {a.code for a in self.monitor.open_alerts}
+        for code in list(self._lamps):
+            severity = CATALOGUE[code].severity
+            if severity in (Severity.STOP, Severity.FIX, Severity.WARN) and code not in still:
+                self.outputs.resolve(code, self.clock())
+                self._lamps.discard(code)
+
+    def _hand_started(self, hand: Hand, t: float) -> None:
+        self._hand = hand
+        self.holes.new_hand()
+        stacks = dict(hand.starting_stacks)
+        if self.journal is not None:
+            self.journal.record_hand_start(number=hand.number, t=t, wall=self._stamp(t),
+                                           button=hand.button, stacks=stacks)
+        event = {"type": "hand_start", "hand": hand.number, "button": hand.button,
+                 "deal_order": list(hand.deal_order),
+                 "stacks": {str(s): v for s, v in sorted(stacks.items())},
+                 "time": self._stamp(t)}
+        self._publish("hand_start", event, event)
+
+    def _hand_ended(self, end: Any, t: float) -> None:
+        phh: str | None = None
+        phh_error: str | None = None
+        hand = self._hand if self._hand is not None and self._hand.number == end.number \
+            else None
+        if end.voided:
+            phh_error = f"hand {end.number} was void ({end.cause}): nothing to export"
+        elif hand is None:
+            phh_error = f"hand {end.number}: its record is not available"
+        else:
+            try:
+                phh = dumps(export_hand(hand, config=self.table.config,
+                                        context=self.phh_context))
+            except PhhError as exc:
+                phh_error = str(exc)
+            except Exception as exc:  # exporting must never cost the hand's record
+                log.exception("PHH export of hand %d failed", end.number)
+                phh_error = f"internal error: {type(exc).__name__}: {exc}"
+        if self.journal is not None:
+            self.journal.record_hand_end(number=end.number, t=end.t, wall=self._stamp(end.t),
+                                         voided=end.voided, cause=end.cause, stacks=end.stacks,
+                                         phh=phh, phh_error=phh_error)
+        event = {"type": "hand_end", "hand": end.number, "voided": end.voided,
+                 "cause": end.cause,
+                 "stacks": {str(s): v for s, v in sorted(end.stacks.items())},
+                 "time": self._stamp(end.t)}
+        self._publish("hand_end", event, event)
+        self._hand = None
+
+    def _publish(self, topic: str, public: Mapping[str, Any] | None,
+                 floor: Mapping[str, Any] | None) -> None:
+        if self.bus is None:
+            return
+        try:
+            self.bus.publish(topic, public=public, floor=floor)
+        except Exception:  # the bus queues and retries; anything else is logged, never fatal
+            log.exception("event bus: %s not published", topic)
+
+    # ------------------------------------------------------------------ the console
+    def handle(self, request: Any) -> dict[str, Any]:
+        """Answer one console request (a JSON object, see docs/running.md)."""
+        t = self.clock()
+        error: str | None = None
+        alerts_before = len(self.alerts)
+        live = self.monitor.hand
+        number = None if live is None else live.number  # the hand the request was made in
+        try:
+            if not isinstance(request, dict):
+                raise ConsoleError(f"a request is a JSON object, not {type(request).__name__}")
+            cmd = request.get("cmd")
+            entry = self._commands.get(cmd) if isinstance(cmd, str) else None
+            if entry is None:
+                raise ConsoleError(f"unknown cmd {cmd!r}; known: "
+                                   f"{', '.join(sorted(self._commands))}")
+            fn, keys = entry
+            unknown = sorted(set(request) - keys - {"cmd"})
+            if unknown:
+                raise ConsoleError(f"{cmd}: unknown field {unknown[0]!r}"
+                                   + (f" (known: {', '.join(sorted(keys))})" if keys else ""))
+            alerts = fn(request, t)
+        except (ConsoleError, MonitorError, EngineError) as exc:
+            error = str(exc)
+            alerts = []
+        hand = self.monitor.hand
+        if number is None and hand is not None:
+            number = hand.number  # the request started it
+        if self.journal is not None:
+            self.journal.record_console(request if isinstance(request, dict) else repr(request),
+                                        t=t, wall=self._stamp(t), hand=number, error=error)
+        if error is not None:
+            return {"ok": False, "error": error}
+        if request.get("cmd") != "status":
+            event = {"type": "action", **request, "time": self._stamp(t), "hand": number}
+            self._publish("action", event, event)
+        self._after(alerts, t)
+        return {"ok": True, "alerts": self.alerts[alerts_before:], **self.status()}
+
+    def status(self) -> dict[str, Any]:
+        hand = self.monitor.hand
+        return {
+            "hand": None if hand is None else hand.number,
+            "last_hand": self.monitor.hand_number,
+            "to_act": None if hand is None else hand.to_act,
+            "halted": self.monitor.halted,
+            "open_alerts": [a.code for a in self.monitor.open_alerts],
+            "stacks": {str(s): v for s, v in sorted(self.table.stacks.items())},
+        }
+
+    def _action(self, r: Mapping[str, Any], t: float) -> list[Alert]:
+        action = ConsoleAction(_field(r, "seat", int), _field(r, "kind", str),
+                               _field(r, "amount", int, required=False), t)
+        return self.monitor.console(action)
+
+    def _resolve(self, r: Mapping[str, Any], t: float) -> list[Alert]:
+        code = _field(r, "code", str)
+        if code not in CATALOGUE:
+            raise ConsoleError(f"resolve: {code!r} is not an alert code (alerts.md)")
+        if CATALOGUE[code].severity in (Severity.FAULT, Severity.INFO):
+            if self.outputs is not None:  # not a game alert: the floor has seen to it
+                self.outputs.resolve(code, t)
+            self._lamps.discard(code)
+            return []
+        return self.monitor.resolve(code, t)
+
+    def _acknowledge(self, _r: Mapping[str, Any], t: float) -> list[Alert]:
+        if self.outputs is not None:
+            self.outputs.acknowledge(t)
+        return []
+
+    def _showdown(self, _r: Mapping[str, Any], t: float) -> list[Alert]:
+        return self.monitor.showdown(t)
+
+    def _void(self, r: Mapping[str, Any], t: float) -> list[Alert]:
+        cause = _field(r, "cause", str, required=False) or "void by the floor"
+        return self.monitor.void(cause, t)
+
+    def _between_hands(self, what: str) -> None:
+        if self.monitor.hand is not None:
+            raise ConsoleError(f"{what}: hand {self.monitor.hand.number} is in progress; "
+                               "wait until it ends")
+
+    def _sit(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+        self.table.sit(_field(r, "seat", int), _field(r, "stack", int))
+        return []
+
+    def _leave(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+        self.table.leave(_field(r, "seat", int))
+        return []
+
+    def _add_chips(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+        self.table.add_chips(_field(r, "seat", int), _field(r, "chips", int))
+        return []
+
+    def _set_button(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+        self._between_hands("set_button")
+        self.table.set_button(_field(r, "seat", int))
+        return []
+
+    # ------------------------------------------------------------------ shutdown
+    def close(self) -> None:
+        """Close sensors, lamps, the console, the bus and the journal (each on its own: one
+        that fails does not keep the others open)."""
+        for sensor in self.sensors:
+            _quietly(sensor.close, f"sensor {sensor.name}")
+        if self.outputs is not None:
+            _quietly(self.outputs.close, "alert outputs")
+        if self.console is not None:
+            _quietly(self.console.close, "console")
+        if self.bus is not None:
+            _quietly(self.bus.close, "event bus")
+        if self.journal is not None:
+            _quietly(self.journal.close, "journal")
+
+
+def _quietly(fn: Callable[[], None], what: str) -> None:
+    try:
+        fn()
+    except Exception:
+        log.exception("closing %s failed", what)

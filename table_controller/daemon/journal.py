@@ -1,0 +1,379 @@
+"""The table's journal: every observation, console request, alert and hand, in SQLite.
+
+Append-only: rows are only ever inserted (a hand is one row when it starts and one when it
+ends). Each record is committed on its own in WAL mode, so a record the controller has written
+survives the process being killed; ``synchronous=NORMAL`` keeps the database consistent after a
+power cut (the last few commits may be lost then, never the file).
+
+A write that fails (disk full, a reader holding a lock too long) never stops the table: the
+record stays queued in memory, the failure is logged once, and every later write and
+:meth:`Journal.flush` retries the queue in order. :meth:`Journal.close` flushes.
+
+Each start of the controller is a *run* (hand numbers count from 1 in a run, alerts.md), so
+hands are named by ``(run, number)``; the queries default to the latest run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections import deque
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from table_controller.alerts import Alert
+from table_controller.observations import ButtonPressed, CardObservation, Observation, SensorStatus
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run INTEGER PRIMARY KEY, started_wall TEXT NOT NULL, started_t REAL NOT NULL,
+    table_name TEXT NOT NULL, config TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS observations (
+    id INTEGER PRIMARY KEY, run INTEGER NOT NULL, hand INTEGER, t REAL NOT NULL,
+    wall TEXT NOT NULL, kind TEXT NOT NULL, event TEXT, zone TEXT, source TEXT, key TEXT,
+    card TEXT, face TEXT, deck TEXT, foreign_card INTEGER, joker INTEGER, online INTEGER,
+    detail TEXT, accepted INTEGER NOT NULL, error TEXT);
+CREATE INDEX IF NOT EXISTS observations_time ON observations (run, t);
+CREATE TABLE IF NOT EXISTS console (
+    id INTEGER PRIMARY KEY, run INTEGER NOT NULL, hand INTEGER, t REAL NOT NULL,
+    wall TEXT NOT NULL, request TEXT NOT NULL, ok INTEGER NOT NULL, error TEXT);
+CREATE TABLE IF NOT EXISTS alerts (
+    id INTEGER PRIMARY KEY, run INTEGER NOT NULL, hand INTEGER, t REAL NOT NULL,
+    wall TEXT NOT NULL, code TEXT NOT NULL, severity TEXT NOT NULL, seat INTEGER,
+    json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS alerts_hand ON alerts (run, hand);
+CREATE TABLE IF NOT EXISTS hand_starts (
+    run INTEGER NOT NULL, number INTEGER NOT NULL, t REAL NOT NULL, wall TEXT NOT NULL,
+    button INTEGER, stacks TEXT NOT NULL, PRIMARY KEY (run, number));
+CREATE TABLE IF NOT EXISTS hand_ends (
+    run INTEGER NOT NULL, number INTEGER NOT NULL, t REAL NOT NULL, wall TEXT NOT NULL,
+    voided INTEGER NOT NULL, cause TEXT, stacks TEXT NOT NULL, phh TEXT, phh_error TEXT,
+    PRIMARY KEY (run, number));
+"""
+
+
+class JournalError(Exception):
+    """The journal file cannot be opened or read; the text names the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    run: int
+    number: int
+    start_t: float | None
+    start_wall: str | None
+    button: int | None
+    stacks_before: dict[int, int]
+    end_t: float | None
+    end_wall: str | None
+    voided: bool | None
+    cause: str | None
+    stacks_after: dict[int, int] | None
+    phh: str | None
+    phh_error: str | None
+
+    @property
+    def finished(self) -> bool:
+        return self.end_t is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationRecord:
+    id: int
+    run: int
+    hand: int | None
+    t: float
+    wall: str
+    kind: str  # card | button | sensor
+    fields: dict[str, Any]
+    accepted: bool
+    error: str | None
+
+
+def _stacks(text: str | None) -> dict[int, int] | None:
+    if text is None:
+        return None
+    return {int(k): int(v) for k, v in json.loads(text).items()}
+
+
+def _stacks_json(stacks: Mapping[int, int]) -> str:
+    return json.dumps({str(k): v for k, v in sorted(stacks.items())})
+
+
+class Journal:
+    """One journal file. Thread-safe (one lock); writes come from the controller's loop."""
+
+    def __init__(self, db: sqlite3.Connection, *, path: str, readonly: bool) -> None:
+        self._db = db
+        self.path = path
+        self.readonly = readonly
+        self._lock = threading.Lock()
+        self._pending: deque[tuple[str, tuple[Any, ...]]] = deque()
+        self._failing = False
+        self.run: int | None = None
+        self.failures = 0
+
+    @classmethod
+    def open(cls, path: str | Path, *, readonly: bool = False) -> Journal:
+        """Open (creating it unless ``readonly``) the journal at ``path``."""
+        text = str(path)
+        if readonly and not Path(text).exists():
+            raise JournalError(f"no journal at {text}")
+        try:
+            if readonly:
+                db = sqlite3.connect(f"file:{Path(text).resolve()}?mode=ro", uri=True,
+                                     check_same_thread=False, isolation_level=None)
+            else:
+                Path(text).parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(text, check_same_thread=False, isolation_level=None)
+        except (sqlite3.Error, OSError) as exc:
+            raise JournalError(f"cannot open journal {text}: {exc}") from None
+        try:
+            db.execute("PRAGMA busy_timeout = 2000")
+            if not readonly:
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = NORMAL")
+                db.executescript(_SCHEMA)
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
+                           (str(SCHEMA_VERSION),))
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is None or int(row[0]) > SCHEMA_VERSION:
+                raise JournalError(f"{text}: not a journal of this controller "
+                                   f"(schema {row[0] if row else 'missing'})")
+        except sqlite3.Error as exc:
+            db.close()
+            raise JournalError(f"{text} is not a usable journal: {exc}") from None
+        except JournalError:
+            db.close()
+            raise
+        return cls(db, path=text, readonly=readonly)
+
+    def close(self) -> None:
+        """Flush what is queued and close the file."""
+        if not self.readonly:
+            left = self.flush()
+            if left:
+                log.error("journal %s: %d record(s) could not be written at close", self.path,
+                          left)
+        with self._lock:
+            self._db.close()
+
+    # ------------------------------------------------------------------ writing
+    def start_run(self, *, t: float, wall: str, table_name: str, config: str) -> int:
+        """Start a run (one start of the controller); later records belong to it."""
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT INTO runs (started_wall, started_t, table_name, config) "
+                "VALUES (?, ?, ?, ?)", (wall, t, table_name, config))
+            self.run = int(cur.lastrowid or 0)
+            return self.run
+
+    def record_observation(self, obs: Observation, *, hand: int | None, wall: str,
+                           error: str | None = None) -> None:
+        """``error``: why the controller refused it (it is kept all the same)."""
+        base = (self._run(), hand, obs.t, wall)
+        row: tuple[Any, ...]
+        if isinstance(obs, CardObservation):
+            row = ("card", obs.event.value, obs.zone, obs.source.value, obs.key,
+                   None if obs.card is None else str(obs.card), obs.face.value, obs.deck,
+                   int(obs.foreign), int(obs.joker), None, None)
+        elif isinstance(obs, ButtonPressed):
+            row = ("button", None, None, None, None, None, None, None, None, None, None, None)
+        elif isinstance(obs, SensorStatus):
+            row = ("sensor", None, None, obs.source.value, None, None, None, None, None, None,
+                   int(obs.online), obs.detail)
+        else:
+            row = ("unknown", None, None, None, None, None, None, None, None, None, None,
+                   repr(obs))
+        self._write(
+            "INSERT INTO observations (run, hand, t, wall, kind, event, zone, source, key, "
+            "card, face, deck, foreign_card, joker, online, detail, accepted, error) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*base, *row, int(error is None), error))
+
+    def record_console(self, request: Mapping[str, Any] | str, *, t: float, wall: str,
+                       hand: int | None, error: str | None) -> None:
+        text = request if isinstance(request, str) else json.dumps(request, sort_keys=True)
+        self._write("INSERT INTO console (run, hand, t, wall, request, ok, error) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (self._run(), hand, t, wall, text, int(error is None), error))
+
+    def record_alert(self, alert: Alert, payload: Mapping[str, Any]) -> None:
+        """``payload``: the alert as published (alerts.md JSON, with every card: the journal
+        is a private record)."""
+        self._write("INSERT INTO alerts (run, hand, t, wall, code, severity, seat, json) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (self._run(), alert.hand, alert.t, payload["time"], alert.code,
+                     alert.severity.value, alert.seat, json.dumps(payload)))
+
+    def record_hand_start(self, *, number: int, t: float, wall: str, button: int | None,
+                          stacks: Mapping[int, int]) -> None:
+        self._write("INSERT OR IGNORE INTO hand_starts (run, number, t, wall, button, stacks) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (self._run(), number, t, wall, button, _stacks_json(stacks)))
+
+    def record_hand_end(self, *, number: int, t: float, wall: str, voided: bool,
+                        cause: str | None, stacks: Mapping[int, int], phh: str | None,
+                        phh_error: str | None) -> None:
+        self._write("INSERT OR IGNORE INTO hand_ends (run, number, t, wall, voided, cause, "
+                    "stacks, phh, phh_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (self._run(), number, t, wall, int(voided), cause, _stacks_json(stacks),
+                     phh, phh_error))
+
+    @property
+    def pending(self) -> int:
+        """Records queued because a write failed (0 when everything is on disk)."""
+        with self._lock:
+            return len(self._pending)
+
+    def flush(self) -> int:
+        """Retry the queued records in order; returns how many are still queued."""
+        with self._lock:
+            self._drain()
+            return len(self._pending)
+
+    def _run(self) -> int:
+        if self.run is None:
+            raise JournalError(f"journal {self.path}: start_run() first")
+        return self.run
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        if self.readonly:
+            raise JournalError(f"journal {self.path} is open read-only")
+        with self._lock:
+            self._pending.append((sql, params))
+            self._drain()
+
+    def _drain(self) -> None:
+        while self._pending:
+            sql, params = self._pending[0]
+            try:
+                self._db.execute(sql, params)  # autocommit: one record, one transaction
+            except sqlite3.Error as exc:
+                self.failures += 1
+                if not self._failing:
+                    log.error("journal %s: write failed (%s); %d record(s) queued, retrying",
+                              self.path, exc, len(self._pending))
+                self._failing = True
+                return
+            self._pending.popleft()
+            if self._failing:
+                log.warning("journal %s: writing again", self.path)
+                self._failing = False
+
+    # ------------------------------------------------------------------ queries
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.Error as exc:
+                raise JournalError(f"journal {self.path}: {exc}") from None
+
+    def runs(self) -> list[dict[str, Any]]:
+        with self._read() as db:
+            rows = db.execute("SELECT run, started_wall, table_name, config FROM runs "
+                              "ORDER BY run").fetchall()
+        return [{"run": r[0], "started": r[1], "table": r[2], "config": r[3]} for r in rows]
+
+    def latest_run(self) -> int | None:
+        with self._read() as db:
+            row = db.execute("SELECT MAX(run) FROM runs").fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def _which(self, run: int | None) -> int | None:
+        return run if run is not None else self.latest_run()
+
+    def hands(self, *, run: int | None = None) -> list[HandRecord]:
+        """Every hand of ``run`` (default: the latest), started or ended, by number."""
+        which = self._which(run)
+        with self._read() as db:
+            rows = db.execute(_HANDS + " ORDER BY number", (which, which)).fetchall()
+        return [_hand(r) for r in rows]
+
+    def hand(self, number: int, *, run: int | None = None) -> HandRecord | None:
+        which = self._which(run)
+        with self._read() as db:
+            row = db.execute(f"SELECT * FROM ({_HANDS}) WHERE number = ?",
+                             (which, which, number)).fetchone()
+        return None if row is None else _hand(row)
+
+    def alerts(self, *, hand: int | None = None, run: int | None = None
+               ) -> list[dict[str, Any]]:
+        """The alerts (alerts.md JSON objects) of ``hand``, or of the whole run, in order."""
+        which = self._which(run)
+        sql = "SELECT json FROM alerts WHERE run = ?"
+        params: tuple[Any, ...] = (which,)
+        if hand is not None:
+            sql += " AND hand = ?"
+            params += (hand,)
+        with self._read() as db:
+            rows = db.execute(sql + " ORDER BY id", params).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def console_requests(self, *, hand: int | None = None, run: int | None = None
+                         ) -> list[dict[str, Any]]:
+        which = self._which(run)
+        sql = "SELECT t, wall, hand, request, ok, error FROM console WHERE run = ?"
+        params: tuple[Any, ...] = (which,)
+        if hand is not None:
+            sql += " AND hand = ?"
+            params += (hand,)
+        with self._read() as db:
+            rows = db.execute(sql + " ORDER BY id", params).fetchall()
+        return [{"t": r[0], "time": r[1], "hand": r[2], "request": r[3], "ok": bool(r[4]),
+                 "error": r[5]} for r in rows]
+
+    def observations(self, *, start: float | None = None, end: float | None = None,
+                     run: int | None = None) -> list[ObservationRecord]:
+        """Observations of ``run`` with ``start <= t <= end`` (monotonic seconds of that run)."""
+        which = self._which(run)
+        sql = ("SELECT id, run, hand, t, wall, kind, event, zone, source, key, card, face, deck, "
+               "foreign_card, joker, online, detail, accepted, error FROM observations "
+               "WHERE run = ?")
+        params: tuple[Any, ...] = (which,)
+        if start is not None:
+            sql += " AND t >= ?"
+            params += (start,)
+        if end is not None:
+            sql += " AND t <= ?"
+            params += (end,)
+        with self._read() as db:
+            rows = db.execute(sql + " ORDER BY t, id", params).fetchall()
+        names = ("event", "zone", "source", "key", "card", "face", "deck", "foreign", "joker",
+                 "online", "detail")
+        out = []
+        for r in rows:
+            fields = {n: v for n, v in zip(names, r[6:17], strict=True) if v is not None}
+            out.append(ObservationRecord(id=r[0], run=r[1], hand=r[2], t=r[3], wall=r[4],
+                                         kind=r[5], fields=fields, accepted=bool(r[17]),
+                                         error=r[18]))
+        return out
+
+
+_HANDS = """
+SELECT n.number AS number, s.t AS start_t, s.wall AS start_wall, s.button AS button,
+       s.stacks AS stacks_before, e.t AS end_t, e.wall AS end_wall, e.voided AS voided,
+       e.cause AS cause, e.stacks AS stacks_after, e.phh AS phh, e.phh_error AS phh_error,
+       n.run AS run
+FROM (SELECT run, number FROM hand_starts WHERE run = ?
+      UNION SELECT run, number FROM hand_ends WHERE run = ?) AS n
+LEFT JOIN hand_starts AS s ON s.run = n.run AND s.number = n.number
+LEFT JOIN hand_ends AS e ON e.run = n.run AND e.number = n.number
+"""
+
+
+def _hand(r: tuple[Any, ...]) -> HandRecord:
+    return HandRecord(run=int(r[12]), number=int(r[0]), start_t=r[1], start_wall=r[2],
+                      button=r[3], stacks_before=_stacks(r[4]) or {}, end_t=r[5], end_wall=r[6],
+                      voided=None if r[7] is None else bool(r[7]), cause=r[8],
+                      stacks_after=_stacks(r[9]), phh=r[10], phh_error=r[11])

@@ -1,0 +1,127 @@
+"""A table's sensors as the controller polls them (the :class:`Sensor` protocol).
+
+- :class:`RfidSensor`: the RFID service (serial link + reader, firmware_bridge.rfid); the reader
+  delivers observations on the link's thread into a queue, ``poll`` drains it and lets the
+  reader report the removals whose hold time ran out.
+- :class:`ButtonSensor`: the shuffler's green button (debounced presses).
+- :class:`CameraSensor`: frames from a :class:`vision.sources.FrameSource`, analysed and tracked
+  on the sensor's own thread (a frame takes tens of milliseconds); when no frame arrives for
+  :data:`CAMERA_SILENCE` seconds it reports the camera offline, and online again at the next
+  frame.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from firmware_bridge.button import ShufflerButton
+from firmware_bridge.rfid import RfidService
+from table_controller.observations import Observation, SensorStatus, Source
+
+log = logging.getLogger(__name__)
+
+CAMERA_SILENCE = 2.0
+
+
+def _drain(q: queue.Queue[Observation]) -> list[Observation]:
+    out: list[Observation] = []
+    while True:
+        try:
+            out.append(q.get_nowait())
+        except queue.Empty:
+            return out
+
+
+class RfidSensor:
+    name = "rfid"
+
+    def __init__(self, service: RfidService) -> None:
+        self.service = service
+
+    def start(self) -> None:
+        self.service.start()
+
+    def poll(self, now: float) -> list[Observation]:
+        self.service.reader.poll(now)
+        return _drain(self.service.reader.observations)
+
+    def close(self) -> None:
+        self.service.stop()
+
+
+class ButtonSensor:
+    name = "button"
+
+    def __init__(self, button: ShufflerButton) -> None:
+        self.button = button
+
+    def poll(self, now: float) -> list[Observation]:
+        return list(self.button.update(now))
+
+    def close(self) -> None:
+        self.button.close()
+
+
+class CameraSensor:
+    """``source``: a FrameSource; ``analyse``: frame image -> seen cards; ``tracker``: a
+    :class:`vision.tracker.CardTracker` (anything with ``update(seen, t)``)."""
+
+    name = "camera"
+
+    def __init__(self, *, source: Any, analyse: Callable[[Any], Any], tracker: Any,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._source = source
+        self._analyse = analyse
+        self._tracker = tracker
+        self._clock = clock
+        self._out: queue.Queue[Observation] = queue.Queue()
+        self._stop = threading.Event()
+        self._online = True
+        self._last_frame = clock()
+        self._thread = threading.Thread(target=self._loop, name="camera", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                frame = self._source.read()
+                if frame is None:
+                    self._silent()
+                    self._stop.wait(0.05)
+                    continue
+                seen = self._analyse(frame.image)
+                for obs in self._tracker.update(seen, frame.t):
+                    self._out.put(obs)
+            except Exception as exc:  # a bad frame is skipped; the camera keeps going
+                log.warning("camera: frame skipped: %s", exc)
+                self._silent()
+                self._stop.wait(0.05)
+                continue
+            self._last_frame = self._clock()
+            if not self._online:
+                self._online = True
+                self._out.put(SensorStatus(Source.CAMERA, True, self._last_frame,
+                                           "frames again"))
+
+    def _silent(self) -> None:
+        now = self._clock()
+        if self._online and now - self._last_frame > CAMERA_SILENCE:
+            self._online = False
+            self._out.put(SensorStatus(Source.CAMERA, False, now,
+                                       f"no frame for {CAMERA_SILENCE:g} s"))
+
+    def poll(self, now: float) -> list[Observation]:
+        return _drain(self._out)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2.0)
+        self._source.close()
