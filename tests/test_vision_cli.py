@@ -105,3 +105,24 @@ def test_calibrate_reports_a_broken_config(tmp_path: Path,
     config.write_text("[vision.zones]\nboard = 3\n")
     assert main(["vision", "calibrate", "--config", str(config)]) == 1
     assert "board" in capsys.readouterr().err
+
+
+def test_enroll_from_the_camera_asks_card_by_card(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # The simulator's camera shows an empty table: the first card is asked for again until the
+    # operator gives up (end of input), and nothing is stored.
+    answers = iter(["", ""])
+
+    def fake_input(prompt: str) -> str:
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    code = main(["vision", "enroll", "--camera", "sim", "--deck", "cam",
+                 "--store", str(tmp_path)])
+    assert code == 1
+    assert "aborted at 2s" in capsys.readouterr().err
+    assert not (tmp_path / "cam").exists()

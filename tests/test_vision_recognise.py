@@ -1,9 +1,11 @@
 """Enrolment and recognition on a deck the simulator does not use (CC0 letele design).
 
-A small seeded subset of the benchmark's test set (vision.synth: perspective, rotation up to 15
-degrees, upside-down cards, touching board cards, glare, blur, noise, JPEG). The goals of the
-issue (identity 99.5%, face or back 99.9%, card count 99.5%) are asserted on it; the subset
-scores 100% on every figure, so the assertions leave room only for the noise of a few cards.
+A small seeded subset of the kind of frames the benchmark measures (vision.synth: perspective,
+rotation up to 15 degrees, upside-down cards, touching board cards, glare, blur, noise, JPEG):
+30 frames, about 540 cards of which 140 face up. Face or back and the card count must be right
+everywhere (goals 99.9% and 99.5%); identity must reach 99% (goal 99.5%, measured on 2,400
+face-up cards by benchmarks/bench_vision.py): one blurred low spade read as a club, the
+benchmark's remaining failure mode, is allowed, two are not.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def test_accuracy_goals_on_a_seeded_subset(recogniser: Recogniser,
                                            deck_images: dict[str, np.ndarray]) -> None:
     analyser = FrameAnalyser(recogniser, layout=default_layout())
     faces = faces_ok = cards = face_back_ok = counts_ok = 0
-    frames = 14
+    frames = 30
     for seed in range(frames):
         frame = synth.make_frame(deck_images, 700 + seed)
         seen = analyser.analyse(frame.image)
@@ -61,10 +63,10 @@ def test_accuracy_goals_on_a_seeded_subset(recogniser: Recogniser,
             if truth.label != "back":
                 faces += 1
                 faces_ok += got.label == truth.label
-    assert faces >= 60 and cards >= 200
-    assert faces_ok / faces >= 0.98  # goal 0.995: at most one miss in this subset
-    assert face_back_ok / cards >= 0.995  # goal 0.999
-    assert counts_ok / frames >= 13 / 14  # goal 0.995
+    assert faces >= 120 and cards >= 450
+    assert faces_ok / faces >= 0.99
+    assert face_back_ok == cards
+    assert counts_ok == frames
 
 
 def test_upside_down_and_turned_cards_read_the_same(recogniser: Recogniser,
