@@ -38,3 +38,28 @@ def test_demo_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--sensors", "sonar"]) == 2
     assert main(["demo", "--error-rate", "2"]) == 2
     assert "--error-rate" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_cleanly(monkeypatch: pytest.MonkeyPatch,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    played: list[int] = []
+    closed: list[bool] = []
+    real_play, real_close = AutoTable.play_hand, AutoTable.close
+
+    def play_then_interrupt(self: AutoTable) -> object:
+        if len(played) == 2:
+            raise KeyboardInterrupt
+        played.append(1)
+        return real_play(self)
+
+    def close(self: AutoTable) -> None:
+        closed.append(True)
+        real_close(self)
+
+    monkeypatch.setattr(AutoTable, "play_hand", play_then_interrupt)
+    monkeypatch.setattr(AutoTable, "close", close)
+    assert main(["demo", "--sensors", "rfid", "--plain"]) == 130
+    out = capsys.readouterr().out
+    assert closed == [True]
+    assert out.splitlines()[-1].startswith("demo: 2 hand(s)")
+    assert out.rstrip().endswith("(stopped)")
