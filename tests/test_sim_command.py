@@ -76,3 +76,17 @@ def test_check_names_a_difference(tmp_path: Path, capsys: pytest.CaptureFixture[
                      .replace("stacks = {3 = 49, 6 = 51}", "stacks = {3 = 50, 6 = 50}"))
     assert main(["sim", str(wrong), "--check"]) == 1
     assert "seat 3: expected stack 50, got 49" in capsys.readouterr().err
+
+
+def test_list_and_run_a_built_in_scenario_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "02-four-card-flop-tda: four-card flop under TDA rules" in listed
+    assert main(["sim"]) == 2
+    assert "give a scenario file" in capsys.readouterr().err
+
+
+@needs_controller
+def test_built_in_scenario_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "07-heads-up-order", "--check"]) == 0
+    assert "check passed" in capsys.readouterr().err

@@ -12,11 +12,29 @@ import argparse
 import json
 import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 
+def resolve_path(name: str) -> Path:
+    """``name`` as given if it exists, else the built-in scenario of that name."""
+    path = Path(name)
+    if path.exists():
+        return path
+    for candidate in (BUILT_IN / name, BUILT_IN / f"{name}.toml"):
+        if candidate.is_file():
+            return candidate
+    return path
+
+
+BUILT_IN = Path(__file__).resolve().parents[1] / "data" / "scenarios"
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("scenario", help="scenario file (TOML, see docs/simulator.md)")
+    parser.add_argument("scenario", nargs="?",
+                        help="scenario file (TOML, see docs/simulator.md), or the name of a "
+                             "built-in scenario (see --list)")
+    parser.add_argument("--list", action="store_true", help="list the built-in scenarios")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per line: alerts, hand_end, a final summary")
     parser.add_argument("--check", action="store_true",
@@ -29,8 +47,18 @@ def run(args: argparse.Namespace) -> int:
     from hw_sim.scenario import ScenarioError, load_scenario
     from hw_sim.wiring import WiringError
 
+    if args.list:
+        for path in sorted(BUILT_IN.glob("*.toml")):
+            try:
+                print(f"{path.stem}: {load_scenario(path).name}")
+            except ScenarioError as exc:
+                print(f"{path.stem}: invalid: {exc}")
+        return 0
+    if not args.scenario:
+        print("sim: give a scenario file (or --list)", file=sys.stderr)
+        return 2
     try:
-        scenario = load_scenario(args.scenario)
+        scenario = load_scenario(resolve_path(args.scenario))
     except ScenarioError as exc:
         print(f"invalid scenario: {exc}", file=sys.stderr)
         return 2
