@@ -2,7 +2,7 @@
 
 A small seeded subset of the kind of frames the benchmark measures (vision.synth: perspective,
 rotation up to 15 degrees, upside-down cards, touching board cards, glare, blur, noise, JPEG):
-30 frames, about 540 cards of which 140 face up. Face or back and the card count must be right
+24 frames, about 430 cards of which 110 face up. Face or back and the card count must be right
 everywhere (goals 99.9% and 99.5%); identity must reach 99% (goal 99.5%, measured on 2,400
 face-up cards by benchmarks/bench_vision.py): one blurred low spade read as a club, the
 benchmark's remaining failure mode, is allowed, two are not.
@@ -49,7 +49,7 @@ def test_accuracy_goals_on_a_seeded_subset(recogniser: Recogniser,
                                            deck_images: dict[str, np.ndarray]) -> None:
     analyser = FrameAnalyser(recogniser, layout=default_layout())
     faces = faces_ok = cards = face_back_ok = counts_ok = 0
-    frames = 30
+    frames = 24
     for seed in range(frames):
         frame = synth.make_frame(deck_images, 700 + seed)
         seen = analyser.analyse(frame.image)
@@ -63,7 +63,7 @@ def test_accuracy_goals_on_a_seeded_subset(recogniser: Recogniser,
             if truth.label != "back":
                 faces += 1
                 faces_ok += got.label == truth.label
-    assert faces >= 120 and cards >= 450
+    assert faces >= 100 and cards >= 380
     assert faces_ok / faces >= 0.99
     assert face_back_ok == cards
     assert counts_ok == frames
