@@ -81,6 +81,48 @@ class BettingRound:
         self.serial = 0  # counts full bets/raises: acting before one means the betting reopened
         self.aggressor: int | None = None
         self.cursor: int | None = None  # the seat that acted last (or the seat before the first)
+        # Derived from the state above, computed once per change (see :meth:`invalidate`).
+        self._fresh = False
+        self._complete = False
+        self._next: int | None = None
+        self._live = 0
+
+    def invalidate(self) -> None:
+        """Forget the derived turn state; every change to the players or the round calls this
+        (``start`` and ``apply`` do it themselves; the hand after moving chips itself)."""
+        self._fresh = False
+
+    def _refresh(self) -> None:
+        """Compute once, after a change, whether the round is over and who acts next."""
+        self._fresh = True
+        players = self.players
+        live = [p for p in players.values() if not p.folded]
+        self._live = len(live)
+        self._next = None
+        if len(live) <= 1:
+            self._complete = True
+            return
+        current = self.current_bet
+        able = [p for p in live if p.stack > 0]
+        if not any(not p.acted or p.bet < current for p in able):
+            self._complete = True
+            return
+        if len(able) == 1:
+            # Nobody left to bet against: he only has to act if he faces an all-in [000, 002 #11].
+            me = able[0]
+            others = max(p.bet for p in live if p is not me)
+            if me.bet >= others:
+                self._complete = True
+                return
+        self._complete = False
+        order = self.order
+        n = len(order)
+        start = 0 if self.cursor is None else _first_after(order, self.cursor)
+        for i in range(n):
+            p = players[order[(start + i) % n]]
+            if p.stack > 0 and not p.folded and (not p.acted or p.bet < current):
+                self._next = p.seat
+                return
 
     # ----------------------------------------------------------------- round set-up
     def start(self, street: Street, *, start_after: int | None, current_bet: int = 0,
@@ -100,6 +142,7 @@ class BettingRound:
             p.acted = False
             p.acted_serial = -1
             p.reopen_at = 0
+        self._fresh = False
 
     @property
     def bet_size(self) -> int:
@@ -114,29 +157,21 @@ class BettingRound:
 
     def complete(self) -> bool:
         """The round is over: everyone matched the bet or is all-in or folded (rules.md §3)."""
-        live = [p for p in self.players.values() if p.live]
-        if len(live) <= 1:
-            return True
-        able = [p for p in live if p.can_act]
-        if not any(self.needs_action(p) for p in able):
-            return True
-        if len(able) == 1:
-            # Nobody left to bet against: he only has to act if he faces an all-in [000, 002 #11].
-            me = able[0]
-            others = max(p.bet for p in live if p is not me)
-            return me.bet >= others
-        return False
+        if not self._fresh:
+            self._refresh()
+        return self._complete
 
     def next_to_act(self) -> int | None:
-        if self.complete():
-            return None
-        n = len(self.order)
-        start = 0 if self.cursor is None else _first_after(self.order, self.cursor)
-        for i in range(n):
-            seat = self.order[(start + i) % n]
-            if self.needs_action(self.players[seat]):
-                return seat
-        return None
+        """The seat whose turn it is, None when the round is over."""
+        if not self._fresh:
+            self._refresh()
+        return self._next
+
+    def live_count(self) -> int:
+        """Players still holding cards."""
+        if not self._fresh:
+            self._refresh()
+        return self._live
 
     # ----------------------------------------------------------------- legality
     def _reopened(self, p: SeatState) -> bool:
@@ -319,6 +354,7 @@ class BettingRound:
         # Facing at least a full raise over the bet he acted on reopens him (TDA 47).
         p.reopen_at = self.current_bet + self.min_raise
         self.cursor = r.seat
+        self._fresh = False
 
     def _count_bet(self) -> None:
         """Fixed-limit cap: one bet and three raises with three or more players not all-in;

@@ -291,7 +291,7 @@ class Hand:
     def _after_change(self) -> None:
         """Advance after an action: held out-of-turn actions, end of round, end of hand."""
         while True:
-            if len(self.live_seats) == 1:
+            if self._round.live_count() == 1:
                 self._end_by_folds()
                 return
             if self._round.complete():
@@ -323,6 +323,7 @@ class Hand:
         p.bet -= chips
         p.contributed -= chips
         p.stack += chips
+        self._round.invalidate()
         self.log.append(BetReturned(seat, chips))
 
     def _close_round(self) -> None:
@@ -335,6 +336,7 @@ class Hand:
             self._final_aggressor = self._round.aggressor
         for p in self.players.values():
             p.bet = 0
+        self._round.invalidate()
         if self.street is Street.RIVER:
             self.street = Street.SHOWDOWN
 
@@ -365,6 +367,7 @@ class Hand:
         final = {s: p.stack for s, p in self.players.items()}
         for p in self.players.values():
             p.bet = 0
+        self._round.invalidate()
         self._round_closed = True
         self.street = Street.COMPLETE
         self.result = HandResult(pots=awards, returned=returned, rake=rake, voided=False,
@@ -491,6 +494,7 @@ class Hand:
             p.stack += p.contributed
             p.contributed = 0
             p.bet = 0
+        self._round.invalidate()
         self._round_closed = True
         self.street = Street.COMPLETE
         self.result = HandResult(pots=[], returned=refunds, rake=0, voided=True,
