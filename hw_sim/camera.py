@@ -49,6 +49,7 @@ class VirtualCamera:
 
     def __init__(self, *, layout: TableLayout | None = None, seed: int = 0,
                  noise_sigma: float = 2.0, max_rotation: float = 3.0, max_offset: float = 2.0,
+                 felt: tuple[int, int, int] = render.FELT_BGR,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.layout = layout or default_layout()
         self.seed = seed
@@ -59,7 +60,7 @@ class VirtualCamera:
         self._scene: tuple[SceneCard, ...] = ()
         self._index = 0
         self._felt = render.felt(self.layout.width, self.layout.height,
-                                 np.random.default_rng(seed))
+                                 np.random.default_rng(seed), felt)
         self._light = render.light(np.full_like(self._felt, 200), np.random.default_rng(seed + 1),
                                    gain=0.08).astype(np.float32) / 200.0
 

@@ -83,6 +83,16 @@ def test_analyser_reads_every_card_and_its_zone(sim_recogniser: Recogniser) -> N
         assert _corner_error([s.corners for s in seen], cam.quad_of(sc)) < 3.0
 
 
+def test_cloth_of_another_colour(sim_recogniser: Recogniser) -> None:
+    # A red cloth (BGR): the felt's colour is taken from the frame, not assumed green.
+    cam = VirtualCamera(seed=5, felt=(35, 30, 120))
+    cam.set_scene(SCENE)
+    seen = FrameAnalyser(sim_recogniser, layout=cam.layout).analyse(cam.read().image)
+    got = sorted((s.zone or "-", s.label) for s in seen)
+    want = sorted((sc.zone, str(sc.card) if sc.face_up and sc.card else "back") for sc in SCENE)
+    assert got == want
+
+
 def test_tracker_on_camera_frames_emits_rfid_like_observations(
         sim_recogniser: Recogniser) -> None:
     t = [100.0]

@@ -1,9 +1,10 @@
-"""Find every card in a frame: its outline (four corners) on green felt.
+"""Find every card in a frame: its outline (four corners) on the cloth.
 
-Cards are told from the cloth by colour, not brightness: the felt is much greener than it is red
-or blue, a card face (white, black and red ink) or a card back is not. Glare adds white light to
-everything, so it changes brightness but not that difference, and a glare spot on the cloth does
-not look like a card. The segmentation runs at half resolution (speed). A lone card's corners
+Cards are told from the cloth by colour, not brightness: the cloth is strongly coloured (green,
+blue, red: its colour is taken from the frame), a card face (white, black and red ink) is not,
+and a card back is either grey-ish or of another colour. Glare adds white light to everything,
+so it changes brightness but not colour, and a glare spot on the cloth does not look like a
+card. The segmentation runs at half resolution (speed). A lone card's corners
 come from fitting a straight line to each side of its outline (sub-pixel corners despite the
 rounded card corners and the coarser grid); any other blob is traced again at full resolution.
 
@@ -35,12 +36,14 @@ class FrameError(ValueError):
 @dataclass(frozen=True, slots=True)
 class DetectorConfig:
     """``card_height``: nominal card height in full-frame pixels, None to estimate it per frame
-    from the blobs that look like single cards. ``felt_ratio``: a pixel is cloth when its
-    greenness is above this fraction of the cloth's (median) greenness."""
+    from the blobs that look like single cards. ``felt_ratio``, ``felt_high``: a pixel is cloth
+    when its feltness lies between these multiples of the cloth's. ``min_felt_chroma``: below
+    this the cloth is taken as uncoloured and cards are found by brightness instead."""
 
     card_height: float | None = None
     felt_ratio: float = 0.5
-    min_felt_greenness: float = 12.0
+    felt_high: float = 1.8
+    min_felt_chroma: float = 12.0
 
 
 def check_frame(frame: object) -> Image:
@@ -54,28 +57,45 @@ def check_frame(frame: object) -> Image:
     return frame
 
 
-def _greenness(image: Image) -> Image:
-    """G - (R + B) / 2 per pixel, clipped at 0: high on felt, about 0 on white, ink and backs."""
-    b, g, r = cv2.split(image)
-    return cv2.subtract(g, cv2.addWeighted(r, 0.5, b, 0.5, 0.0))
+def _felt_direction(small: Image) -> tuple[Vector, float]:
+    """The cloth's colour as a unit direction in chroma space (zero-sum BGR weights) and how
+    far the cloth lies along it, from the median colour of the frame (cards cover a minority
+    of the cloth). A pixel's *feltness* is its colour projected on that direction: the cloth's
+    level on the cloth, about 0 on white card, black ink or anything grey, negative on colours
+    unlike the cloth's; white light (glare) adds grey and leaves it alone."""
+    sample = small[::4, ::4].reshape(-1, 3).astype(np.float32)
+    median = np.median(sample, axis=0)
+    chroma = median - float(median.mean())
+    level = float(np.linalg.norm(chroma))
+    if level < 1e-3:
+        return np.zeros(3, np.float32), 0.0
+    return np.asarray(chroma / level, np.float32), level
 
 
-def card_mask(frame: Image, config: DetectorConfig) -> tuple[Image, float]:
-    """Half-resolution mask of everything that is not felt, and the felt's greenness."""
+def _feltness(image: Image, weights: Vector) -> Image:
+    """Feltness per pixel (uint8, clipped at 0)."""
+    return np.asarray(cv2.transform(image, weights.reshape(1, 3)), np.uint8)
+
+
+def card_mask(frame: Image, config: DetectorConfig) -> tuple[Image, float, Vector]:
+    """Half-resolution mask of everything that is not felt, the felt's level and colour
+    direction (see :func:`_felt_direction`)."""
     h, w = frame.shape[:2]
     small = cv2.resize(frame, (w // _SCALE, h // _SCALE), interpolation=cv2.INTER_AREA)
-    green = _greenness(small)
-    felt_level = float(np.median(green[::4, ::4]))
-    if felt_level < config.min_felt_greenness:
-        # No cloth to speak of (a card photographed on white, say): everything bright is card.
+    weights, felt_level = _felt_direction(small)
+    if felt_level < config.min_felt_chroma:
+        # No coloured cloth (a card photographed on white, say): everything bright is card.
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         _, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-        return mask, felt_level
-    # Card where greenness <= threshold (the threshold is rounded down: greenness is integral).
-    _, mask = cv2.threshold(green, math.floor(felt_level * config.felt_ratio), 255,
-                            cv2.THRESH_BINARY_INV)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    return mask, felt_level
+        return mask, felt_level, weights
+    felt = _feltness(small, weights)
+    # Cloth: feltness between felt_ratio and felt_high times the cloth's. Below: white, black,
+    # other colours; above: ink of the cloth's colour but far more saturated (red indices on a
+    # red cloth), which belongs to a card too.
+    cloth = cv2.inRange(felt, math.ceil(felt_level * config.felt_ratio),
+                        min(math.floor(felt_level * config.felt_high), 254))
+    mask = cv2.morphologyEx(cv2.bitwise_not(cloth), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return mask, felt_level, weights
 
 
 def order_corners(points: Vector) -> Quad:
@@ -327,8 +347,8 @@ def _card_area(contours: list[Contour], config: DetectorConfig) -> float | None:
     return None
 
 
-def _full_res_outlines(frame: Image, contour: Contour, threshold: float,
-                       min_area: float) -> list[Contour]:
+def _full_res_outlines(frame: Image, contour: Contour, threshold: float, high: float,
+                       weights: Vector, min_area: float) -> list[Contour]:
     """The blob traced again on the full-resolution frame (sharper corners and notches, and
     narrow gaps the half-resolution mask closed), restricted to the blob so a neighbouring card
     never joins in. Outlines smaller than ``min_area`` are dropped."""
@@ -336,9 +356,9 @@ def _full_res_outlines(frame: Image, contour: Contour, threshold: float,
     fh, fw = frame.shape[:2]
     x0, y0 = max(x * _SCALE - 3, 0), max(y * _SCALE - 3, 0)
     x1, y1 = min((x + w) * _SCALE + 3, fw), min((y + h) * _SCALE + 3, fh)
-    roi = frame[y0:y1, x0:x1].astype(np.int16)
-    green2 = 2 * roi[:, :, 1] - roi[:, :, 0] - roi[:, :, 2]
-    mask = np.asarray(green2 < 2 * threshold, np.uint8) * 255
+    roi = frame[y0:y1, x0:x1].astype(np.float32)
+    felt = roi @ weights
+    mask = np.asarray((felt < threshold) | (felt > high), np.uint8) * 255
     blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
     scaled = (contour.astype(np.float32) * _SCALE + (_SCALE - 1) / 2).astype(np.int32)
     cv2.drawContours(blob, [scaled - np.array([x0, y0], np.int32)], -1, 255, -1)
@@ -354,22 +374,26 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
     """Corners (full-frame pixels, ordered by :func:`order_corners`) of every card in ``frame``."""
     config = config or DetectorConfig()
     frame = check_frame(frame)
-    mask, felt_level = card_mask(frame, config)
+    mask, felt_level, weights = card_mask(frame, config)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     card_area = _card_area(list(contours), config)
     if card_area is None:
         return []
     full_area = card_area * _SCALE * _SCALE
     threshold = felt_level * config.felt_ratio
+    high = felt_level * config.felt_high
     quads: list[Quad] = []
     for contour in contours:
         area = cv2.contourArea(contour)
         if area < 0.45 * card_area:
             continue
-        if 0.75 * card_area < area < 1.3 * card_area:
+        # Ink of the cloth's colour at a card's edge (red indices on red cloth) notches its
+        # outline; the convex hull does not see notches.
+        hull_area = cv2.contourArea(cv2.convexHull(contour))
+        if 0.75 * card_area < hull_area < 1.3 * card_area:
             rect = cv2.minAreaRect(contour)
             (_, _), (rw, rh), _ = rect
-            if area > 0.93 * rw * rh:
+            if hull_area > 0.93 * rw * rh:
                 # One card on its own: its half-resolution outline is precise enough once each
                 # side is fitted with a line (about half a full-resolution pixel).
                 quad = _fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
@@ -377,13 +401,15 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
                     quads.append(order_corners((quad + 0.5) * _SCALE - 0.5))
                     continue
         outlines: list[Contour] = []
-        if felt_level >= config.min_felt_greenness:
-            outlines = _full_res_outlines(frame, contour, threshold, 0.45 * full_area)
+        if felt_level >= config.min_felt_chroma:
+            outlines = _full_res_outlines(frame, contour, threshold, high, weights,
+                                          0.45 * full_area)
             if any(_count(o, full_area) >= 2 and _split_row(o, _count(o, full_area)) is None
                    for o in outlines):
                 # Cards a few pixels apart whose gap blur and shadow have closed: a stricter
-                # threshold (only clearly non-green pixels are card) opens narrow gaps.
-                strict = _full_res_outlines(frame, contour, threshold * 0.4, 0.45 * full_area)
+                # threshold (only pixels clearly unlike the cloth are card) opens narrow gaps.
+                strict = _full_res_outlines(frame, contour, threshold * 0.4, high, weights,
+                                            0.45 * full_area)
                 if len(strict) > len(outlines):
                     outlines = strict
         if not outlines:
