@@ -44,7 +44,7 @@ from table_controller.engine.showdown import (
 )
 from table_controller.evaluator import evaluate
 
-_BETTING_STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
+_BETTING_STREETS = frozenset((Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER))
 _NEXT_STREET = {Street.PREFLOP: Street.FLOP, Street.FLOP: Street.TURN, Street.TURN: Street.RIVER}
 _BOARD_CARDS = {Street.FLOP: 3, Street.TURN: 1, Street.RIVER: 1}
 
@@ -80,6 +80,7 @@ class Hand:
         self.result: HandResult | None = None
         self.board: list[Card] = []
         self.hole_cards: dict[int, tuple[Card, ...]] = {}
+        self._dealt: set[Card] = set()  # board and hole cards so far (duplicate check)
         self.starting_stacks = dict(stacks)
         self.players = {s: SeatState(seat=s, stack=c) for s, c in stacks.items()}
         self._round = BettingRound(config, self.players, tuple(sorted(stacks)))
@@ -165,7 +166,8 @@ class Hand:
 
     @property
     def to_act(self) -> int | None:
-        if self.betting_complete:
+        """The seat whose turn it is; None when no betting is due."""
+        if self._round_closed or self.street not in _BETTING_STREETS:
             return None
         return self._round.next_to_act()
 
@@ -250,7 +252,7 @@ class Hand:
         raise), it is void, any chips go back and he decides again; a fold out of turn stands
         (rules.md §3 [002 #35])."""
         resolved = self._verify(action)
-        if action.seat != self.to_act:
+        if action.seat != self._round.next_to_act():  # _verify: betting is on
             self._held[action.seat] = (action, self._round.current_bet)
             self.log.append(OutOfTurnHeld(self.street, action))
             return
@@ -290,14 +292,17 @@ class Hand:
 
     def _after_change(self) -> None:
         """Advance after an action: held out-of-turn actions, end of round, end of hand."""
+        rnd = self._round
         while True:
-            if self._round.live_count() == 1:
+            if rnd.live_count() == 1:
                 self._end_by_folds()
                 return
-            if self._round.complete():
+            if rnd.complete():
                 self._close_round()
                 return
-            seat = self._round.next_to_act()
+            if not self._held:
+                return
+            seat = rnd.next_to_act()
             if seat is None or seat not in self._held:
                 return
             action, bet_at_hold = self._held.pop(seat)
@@ -374,18 +379,15 @@ class Hand:
                                  final_stacks=final, showdown=showdown)
 
     # ------------------------------------------------------------------ cards
-    def _known_cards(self) -> set[Card]:
-        known = set(self.board)
-        for cards in self.hole_cards.values():
-            known.update(cards)
-        return known
-
     @staticmethod
-    def _check_distinct(cards: Sequence[Card], known: set[Card]) -> None:
-        if len(set(cards)) != len(cards) or known.intersection(cards):
+    def _check_distinct(cards: Sequence[Card], known: set[Card]) -> set[Card]:
+        """``cards`` as a set, checked distinct and not among ``known`` (fouled deck)."""
+        new = set(cards)
+        if len(new) != len(cards) or not known.isdisjoint(new):
             dup = sorted({str(c) for c in cards if c in known or list(cards).count(c) > 1})
             raise IllegalAction(f"duplicate card(s) {' '.join(dup)}: fouled deck, the hand "
                                 "must be voided", rule=cite.DUPLICATE)
+        return new
 
     def deal_hole(self, seat: int, cards: Sequence[Card]) -> None:
         """Record ``seat``'s two hole cards (needed for the showdown; may come late)."""
@@ -398,7 +400,7 @@ class Hand:
                                 rule="rules.md §1, §5 [000, 002 #31]")
         if seat in self.hole_cards:
             raise IllegalAction(f"seat {seat} already has hole cards", rule=cite.DEAL)
-        self._check_distinct(cards, self._known_cards())
+        self._dealt |= self._check_distinct(cards, self._dealt)
         self.hole_cards[seat] = tuple(cards)
         self.log.append(HoleCardsDealt(seat, tuple(cards)))
 
@@ -417,7 +419,7 @@ class Hand:
         if len(cards) != _BOARD_CARDS[nxt]:
             raise IllegalAction(f"the {nxt.value} is {_BOARD_CARDS[nxt]} card(s), not "
                                 f"{len(cards)}", rule=cite.DEAL)
-        self._check_distinct(cards, self._known_cards())
+        self._dealt |= self._check_distinct(cards, self._dealt)
         self.board.extend(cards)
         self.street = nxt
         self._flop_dealt = True
