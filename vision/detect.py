@@ -63,8 +63,7 @@ def _felt_direction(small: Image) -> tuple[Vector, float]:
     of the cloth). A pixel's *feltness* is its colour projected on that direction: the cloth's
     level on the cloth, about 0 on white card, black ink or anything grey, negative on colours
     unlike the cloth's; white light (glare) adds grey and leaves it alone."""
-    sample = small[::4, ::4].reshape(-1, 3).astype(np.float32)
-    median = np.median(sample, axis=0)
+    median = np.median(small[::8, ::8].reshape(-1, 3), axis=0).astype(np.float32)
     chroma = median - float(median.mean())
     level = float(np.linalg.norm(chroma))
     if level < 1e-3:
@@ -73,7 +72,7 @@ def _felt_direction(small: Image) -> tuple[Vector, float]:
 
 
 def _feltness(image: Image, weights: Vector) -> Image:
-    """Feltness per pixel (uint8, clipped at 0)."""
+    """Feltness per pixel (uint8, clipped at 0 and 255)."""
     return np.asarray(cv2.transform(image, weights.reshape(1, 3)), np.uint8)
 
 
