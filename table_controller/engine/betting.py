@@ -44,7 +44,7 @@ class SeatState:
         return not self.folded and self.stack > 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # internal and never changed; not frozen: four times cheaper to build
 class Resolved:
     """A verified action, normalised: ``kind`` is FOLD/CHECK/CALL/BET/RAISE, ``to`` the total
     bet of the round afterwards, ``added`` the chips put in now."""
@@ -57,7 +57,7 @@ class Resolved:
     full_raise: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # internal and never changed (not frozen: cheaper to build)
 class _RaiseRange:
     min_to: int | None  # None: only an all-in short of the minimum
     max_to: int
@@ -86,6 +86,7 @@ class BettingRound:
         self._complete = False
         self._next: int | None = None
         self._live = 0
+        self._after: dict[int, int] = {}  # seat -> index in ``order`` of the next seat after it
 
     def invalidate(self) -> None:
         """Forget the derived turn state; every change to the players or the round calls this
@@ -93,36 +94,50 @@ class BettingRound:
         self._fresh = False
 
     def _refresh(self) -> None:
-        """Compute once, after a change, whether the round is over and who acts next."""
+        """Compute once, after a change, whether the round is over and who acts next
+        (rules.md §3): one pass over the players, then the turn from the last actor on."""
         self._fresh = True
-        players = self.players
-        live = [p for p in players.values() if not p.folded]
-        self._live = len(live)
         self._next = None
-        if len(live) <= 1:
-            self._complete = True
-            return
         current = self.current_bet
-        able = [p for p in live if p.stack > 0]
-        if not any(not p.acted or p.bet < current for p in able):
+        live = able = 0
+        pending = False  # someone not all-in has yet to act or to match the bet
+        lone: SeatState | None = None
+        for p in self.players.values():
+            if p.folded:
+                continue
+            live += 1
+            if p.stack > 0:
+                able += 1
+                lone = p
+                if not p.acted or p.bet < current:
+                    pending = True
+        self._live = live
+        if live <= 1 or not pending:
             self._complete = True
             return
-        if len(able) == 1:
+        if able == 1 and lone is not None:
             # Nobody left to bet against: he only has to act if he faces an all-in [000, 002 #11].
-            me = able[0]
-            others = max(p.bet for p in live if p is not me)
-            if me.bet >= others:
+            others = max(p.bet for p in self.players.values() if not p.folded and p is not lone)
+            if lone.bet >= others:
                 self._complete = True
                 return
         self._complete = False
         order = self.order
         n = len(order)
-        start = 0 if self.cursor is None else _first_after(order, self.cursor)
+        start = 0 if self.cursor is None else self._index_after(self.cursor)
+        players = self.players
         for i in range(n):
             p = players[order[(start + i) % n]]
             if p.stack > 0 and not p.folded and (not p.acted or p.bet < current):
                 self._next = p.seat
                 return
+
+    def _index_after(self, seat: int) -> int:
+        """Index in ``order`` of the first seat clockwise after ``seat`` (remembered)."""
+        index = self._after.get(seat)
+        if index is None:
+            index = self._after[seat] = _first_after(self.order, seat)
+        return index
 
     # ----------------------------------------------------------------- round set-up
     def start(self, street: Street, *, start_after: int | None, current_bet: int = 0,

@@ -44,7 +44,8 @@ from table_controller.engine.showdown import (
 )
 from table_controller.evaluator import evaluate
 
-_BETTING_STREETS = frozenset((Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER))
+_BETTING_STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)  # a tuple: enum
+# members are found by identity, faster than hashing them into a set
 _NEXT_STREET = {Street.PREFLOP: Street.FLOP, Street.FLOP: Street.TURN, Street.TURN: Street.RIVER}
 _BOARD_CARDS = {Street.FLOP: 3, Street.TURN: 1, Street.RIVER: 1}
 
