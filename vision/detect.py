@@ -102,16 +102,15 @@ def order_corners(points: Vector) -> Quad:
     edge. Of the two such orders (a card and the same card turned half a turn), the one whose
     first corner is nearest the image's top-left is chosen, so the answer is deterministic."""
     pts = np.asarray(points, np.float32).reshape(4, 2)
-    centre = pts.mean(axis=0)
-    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
-    pts = pts[np.argsort(angles)]  # increasing angle with y down = clockwise on screen
-    side01 = float(np.linalg.norm(pts[1] - pts[0]))
-    side12 = float(np.linalg.norm(pts[2] - pts[1]))
-    if side01 > side12:
-        pts = np.roll(pts, -1, axis=0)
-    if float(pts[2].sum()) < float(pts[0].sum()):
-        pts = np.roll(pts, -2, axis=0)
-    return np.ascontiguousarray(pts, np.float32)
+    rel = pts - pts.mean(axis=0)
+    order = np.argsort(np.arctan2(rel[:, 1], rel[:, 0]))  # increasing angle, y down: clockwise
+    p = pts[order]
+    d01 = p[1] - p[0]
+    d12 = p[2] - p[1]
+    start = 1 if float(d01 @ d01) > float(d12 @ d12) else 0
+    if float(p[(start + 2) % 4].sum()) < float(p[start].sum()):
+        start += 2
+    return np.ascontiguousarray(p[[(start + i) % 4 for i in range(4)]], np.float32)
 
 
 def _fit_quad(contour: Contour, approx: Quad | None = None) -> Quad | None:
@@ -140,25 +139,22 @@ def _fit_quad(contour: Contour, approx: Quad | None = None) -> Quad | None:
     along = rel[:, :, 0] * dirs[:, None, 0] + rel[:, :, 1] * dirs[:, None, 1]
     across = np.abs(rel[:, :, 0] * dirs[:, None, 1] - rel[:, :, 1] * dirs[:, None, 0])
     keep = (along > 0.15 * lengths[:, None]) & (along < 0.85 * lengths[:, None]) & (across < 2.5)
-    lines = []
+    points = approx.copy()
+    directions = dirs.astype(np.float32)
     for i in range(4):
         side = pts[keep[i]]
-        if len(side) < 4:
-            lines.append((approx[i], dirs[i]))
-            continue
-        vx, vy, x0, y0 = cv2.fitLine(side, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
-    corners = []
-    for i in range(4):
-        p1, d1 = lines[i - 1]
-        p2, d2 = lines[i]
-        den = float(d1[0] * d2[1] - d1[1] * d2[0])
-        if abs(den) < 1e-3:
-            corners.append(approx[i])
-            continue
-        t = float((p2[0] - p1[0]) * d2[1] - (p2[1] - p1[1]) * d2[0]) / den
-        corners.append(p1 + t * d1)
-    quad = np.array(corners, np.float32)
+        if len(side) >= 4:
+            vx, vy, x0, y0 = cv2.fitLine(side, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+            points[i] = (x0, y0)
+            directions[i] = (vx, vy)
+    # Corner i is where side i-1 meets side i.
+    p1, d1 = points[[3, 0, 1, 2]], directions[[3, 0, 1, 2]]
+    den = d1[:, 0] * directions[:, 1] - d1[:, 1] * directions[:, 0]
+    diff = points - p1
+    t = (diff[:, 0] * directions[:, 1] - diff[:, 1] * directions[:, 0]) / np.where(
+        np.abs(den) < 1e-3, 1.0, den)
+    quad = np.where((np.abs(den) < 1e-3)[:, None], approx, p1 + t[:, None] * d1)
+    quad = np.asarray(quad, np.float32)
     if float(np.abs(quad - approx).max()) > 0.25 * math.sqrt(cv2.contourArea(contour) + 1):
         return approx
     return quad

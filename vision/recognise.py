@@ -59,9 +59,10 @@ class Recognition:
 
 
 def _unit(v: Vector) -> Vector:
+    """Zero mean, unit length (so a dot product of two is their normalised correlation)."""
     v = v.astype(np.float32).ravel()
-    v = v - v.mean()
-    n = float(np.linalg.norm(v))
+    v -= v.mean()
+    n = float(np.sqrt(v @ v))
     return v / n if n > 1e-6 else v
 
 
