@@ -196,8 +196,11 @@ class Recogniser:
         s = _SHIFT
         sub = region[y0 - by:y1 - by + 2 * s, x0 - bx:x1 - bx + 2 * s]
         size = (y1 - y0) * (x1 - x0) * 3
-        win = np.lib.stride_tricks.sliding_window_view(sub, (y1 - y0, x1 - x0, 3))
-        flat = win.reshape(-1, size)
+        n = 2 * s + 1
+        sy, sx, sc = sub.strides
+        win = np.lib.stride_tricks.as_strided(
+            sub, shape=(n, n, y1 - y0, x1 - x0, 3), strides=(sy, sx, sy, sx, sc), writeable=False)
+        flat = win.reshape(n * n, size)
         sums = flat.sum(axis=1)
         squares = np.einsum("ij,ij->i", flat, flat)
         spread = np.sqrt(np.maximum(squares - sums * sums / size, 1e-6))
