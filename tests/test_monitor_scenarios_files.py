@@ -43,8 +43,9 @@ WITH_CAMERA = frozenset({CAMERA, BOTH})
 # so a fixed simulator turns them into a failure that asks for the mark to be removed).
 SIM_GAPS: dict[str, str] = {
     "joker-board-camera.toml": (
-        "hw_sim renders a joker as a card back (camera_chain.SlotKeeper.scene passes card=None) "
-        "and the vision pipeline has no joker template, so the camera never reports joker=True"),
+        "hw_sim renders a face-up joker as a card back (a joker is a PhysicalCard with card=None "
+        "and VirtualCamera.render draws card_art.back() for card None) and the vision pipeline "
+        "has no joker template, so the camera never reports joker=True"),
 }
 
 # Codes the scenario format cannot raise (scenario.md steps, hw_sim/scenario.py STEP_KINDS and
