@@ -124,6 +124,25 @@ def test_tracker_on_camera_frames_emits_rfid_like_observations(
         (CardEvent.FLIPPED, key, "8h", Face.UP)]
 
 
+def test_remembering_analyser_reads_only_what_changed(sim_recogniser: Recogniser) -> None:
+    cam = VirtualCamera(seed=6)
+    analyser = FrameAnalyser(sim_recogniser, layout=cam.layout, remember=True)
+    cam.set_scene(SCENE)
+    first = analyser.analyse(cam.read().image)
+    assert analyser.read_count == len(SCENE)
+    for _ in range(2):
+        again = analyser.analyse(cam.read().image)  # fresh sensor noise, same cards
+        assert sorted(s.label for s in again) == sorted(s.label for s in first)
+    assert analyser.read_count == len(SCENE)
+    # The seat-1 card is turned over in place: only it is read again, and read right.
+    turned = [sc if (sc.zone, sc.slot) != ("seat1", 0) else _c("2c seat1 0 up") for sc in SCENE]
+    cam.set_scene(turned)
+    seen = analyser.analyse(cam.read().image)
+    assert analyser.read_count == len(SCENE) + 1
+    assert sorted((s.zone, s.label) for s in seen if s.zone == "seat1") == [
+        ("seat1", "2c"), ("seat1", "back")]
+
+
 def test_video_file_round_trip_through_videocapture(tmp_path: Path,
                                                     sim_recogniser: Recogniser) -> None:
     cam = VirtualCamera(seed=4)

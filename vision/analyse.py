@@ -43,23 +43,64 @@ class SeenCard:
                 "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners]}
 
 
+@dataclass(slots=True)
+class _Memory:
+    corners: Vector
+    look: Vector
+    label: str
+    score: float
+    margin: float
+
+
 class FrameAnalyser:
-    """Finds and reads every card of a frame against one deck, placing each in a zone."""
+    """Finds and reads every card of a frame against one deck, placing each in a zone.
+
+    With ``remember=True`` (for a video stream) a card that lies exactly where a card lay in
+    the previous frame (every corner within ``still_px``) and looks the same there (its coarse
+    grey thumbnail correlates above 0.9 with the one read then) keeps that reading instead of
+    being read again: a dealt card lies still for most of a hand, so most frames cost little
+    more than detection. A card turned over, replaced or moved is read afresh (a card cannot
+    be swapped for another at the very same spot between two frames of a video).
+    """
 
     def __init__(self, recogniser: Recogniser, *, layout: TableLayout | None = None,
-                 detector: DetectorConfig | None = None) -> None:
+                 detector: DetectorConfig | None = None, remember: bool = False,
+                 still_px: float = 3.0) -> None:
         self.recogniser = recogniser
         self.layout = layout
         self.detector = detector or DetectorConfig(
             card_height=layout.card_height if layout is not None else None)
+        self.remember = remember
+        self.still_px = still_px
+        self.read_count = 0
+        """Cards read in full so far (the rest came from memory)."""
+        self._memory: list[_Memory] = []
+
+    def _recall(self, quad: Vector, look: Vector) -> _Memory | None:
+        for m in self._memory:
+            if float(np.abs(m.corners - quad).max()) <= self.still_px and float(
+                    m.look @ look) > 0.9:
+                return m
+        return None
 
     def analyse(self, frame: Image) -> list[SeenCard]:
         frame = check_frame(frame)
         out = []
+        memory: list[_Memory] = []
         for quad in detect_cards(frame, self.detector):
-            rec = self.recogniser.classify(frame, quad)
+            look = self.recogniser.look(frame, quad) if self.remember else None
+            known = self._recall(quad, look) if look is not None else None
+            if known is not None:
+                label, score, margin = known.label, known.score, known.margin
+            else:
+                rec = self.recogniser.classify(frame, quad)
+                self.read_count += 1
+                label, score, margin = rec.label, rec.score, rec.margin
+            if look is not None:
+                memory.append(_Memory(quad, look, label, score, margin))
             cx, cy = (float(v) for v in np.asarray(quad).mean(axis=0))
             zone = self.layout.zone_at(cx, cy) if self.layout is not None else None
-            out.append(SeenCard(label=rec.label, corners=quad, zone=zone, score=rec.score,
-                                margin=rec.margin))
+            out.append(SeenCard(label=label, corners=quad, zone=zone, score=score,
+                                margin=margin))
+        self._memory = memory
         return out

@@ -206,6 +206,10 @@ class Recogniser:
         spread = np.sqrt(np.maximum(squares - sums * sums / size, 1e-6))
         return np.asarray(((flat @ templates.T) / spread[:, None]).max(axis=0), np.float32)
 
+    def look(self, frame: Image, quad: Vector) -> Vector:
+        """The card's coarse grey thumbnail (unit vector), to tell whether it changed."""
+        return _thumb(warp_card(frame, quad, (CANON[0] // 2, CANON[1] // 2)))
+
     def classify(self, frame: Image, quad: Vector) -> Recognition:
         """Classify the card whose corners (ordered, frame pixels) are ``quad``.
 
