@@ -38,7 +38,7 @@ def configs(draw: st.DrawFn) -> GameConfig:
         small_blind=draw(st.integers(0, big)),
         big_blind=big,
         ante=draw(st.integers(0, 3)),
-        tournament=draw(st.booleans()),
+        tournament=rake is None and draw(st.booleans()),  # no rake in tournaments [002 #56]
         odd_chip=draw(st.sampled_from(list(OddChipRule))),
         rake=rake,
     )

@@ -14,6 +14,7 @@ from table_controller.engine import (
     IllegalAction,
     Posted,
     PostKind,
+    RakeConfig,
     Table,
     TableError,
 )
@@ -57,6 +58,13 @@ def test_seat_count_and_config_validation() -> None:
         GameConfig(big_blind=0)
     with pytest.raises(ConfigError):
         GameConfig(small_blind=5, big_blind=2)
+    # Tournament rake is taken from the buy-ins, not at the table (rules.md §4 [002 #56]).
+    with pytest.raises(ConfigError, match=r"\[002 #56\].*buy-ins"):
+        GameConfig(tournament=True, rake=RakeConfig(percent=5, cap=3))
+    with pytest.raises(ConfigError, match=r"\[002 #56\]"):
+        GameConfig(tournament=True, rake=RakeConfig(percent=0))
+    assert GameConfig(tournament=True).rake is None
+    assert GameConfig(rake=RakeConfig(percent=5)).rake is not None
     table = Table(GameConfig(), seats=10)
     with pytest.raises(TableError):
         table.sit(11, 100)
@@ -210,3 +218,33 @@ def test_straddle_validation_leaves_table_unchanged() -> None:
     assert table.hand is None and table.hand_number == 0
     hand = table.start_hand()
     assert hand.number == 1
+
+
+def test_hand_from_positions_dead_button_and_dead_small_blind() -> None:
+    """A hand set up from given positions (a hand history): the button on an empty seat and no
+    small blind, as the dead-button rule can leave them [002 #28]."""
+    config = GameConfig(small_blind=5, big_blind=10, ante=1, tournament=True)
+    hand = Hand.from_positions(config=config, stacks={2: 100, 4: 100, 6: 100}, button=1,
+                               big_blind_seat=2)
+    assert hand.number == 1 and hand.button == 1
+    assert hand.small_blind_seat is None and hand.big_blind_seat == 2
+    assert hand.deal_order == (2, 4, 6)
+    assert [(r.seat, r.kind) for r in hand.log if isinstance(r, Posted)] == [
+        (2, PostKind.ANTE), (4, PostKind.ANTE), (6, PostKind.ANTE), (2, PostKind.BIG_BLIND)]
+    assert hand.to_act == 4 and hand.legal_actions().call_amount == 10
+    hand.act(Action(seat=4, kind=F))
+    hand.act(Action(seat=6, kind=F))
+    assert hand.result is not None and hand.result.final_stacks == {2: 102, 4: 99, 6: 99}
+
+
+def test_hand_from_positions_refuses_positions_that_break_a_rule() -> None:
+    config = GameConfig(small_blind=1, big_blind=2)
+    stacks = {1: 100, 3: 100, 5: 100, 7: 100}
+    with pytest.raises(IllegalAction, match="only seat 7, left of the big blind, may straddle"):
+        Hand.from_positions(config=config, stacks=stacks, button=1, small_blind_seat=3,
+                            big_blind_seat=5, straddle_seat=1)
+    with pytest.raises(IllegalAction, match="big blind seat 2 is not dealt in"):
+        Hand.from_positions(config=config, stacks=stacks, button=1, big_blind_seat=2)
+    hand = Hand.from_positions(config=config, stacks=stacks, button=1, small_blind_seat=3,
+                               big_blind_seat=5, straddle_seat=7, number=12)
+    assert hand.number == 12 and hand.bets == {3: 1, 5: 2, 7: 4} and hand.to_act == 1

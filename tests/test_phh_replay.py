@@ -158,6 +158,8 @@ def test_console_entry_point(tmp_path: Path) -> None:
         ("[1, 2, 0]", "[1, 2, 8]", "field 'blinds_or_straddles': straddle of 8"),
         ("actions = [", "seats = [5, 2, 7]\nactions = [", "field 'seats'"),
         ("actions = [", "_odd_chip = \"coin flip\"\nactions = [", "field '_odd_chip'"),
+        ("actions = [", "_tournament = true\n_rake_percent = 5\nactions = [",
+         r"game configuration: .*\[002 #56\].*buy-ins"),
         ('"d dh p2 QdQc"', '"d dh p2 QdQcQh"', "2 hole cards"),
         ('"p2 f"', '"p2 f", "p1 sm KsAs", "p2 cc"', "no betting action is due"),
     ],

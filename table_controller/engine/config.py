@@ -9,6 +9,7 @@ import enum
 from dataclasses import dataclass
 from fractions import Fraction
 
+from table_controller.engine.citations import TOURNAMENT_RAKE
 from table_controller.engine.errors import ConfigError
 
 
@@ -86,7 +87,8 @@ class GameConfig:
       player dealt in.
     - ``odd_chip``: see :class:`OddChipRule`; ``chip_unit`` is the smallest denomination in
       play, the size of an "odd chip" [002 #16].
-    - ``rake``: None for no rake (tournaments: rake is taken from buy-ins [002 #56]).
+    - ``rake``: None for no rake. A tournament with a rake is refused (:class:`ConfigError`):
+      tournament rake is taken from the buy-ins, not at the table (rules.md §4 [002 #56]).
     """
 
     structure: Structure = Structure.NO_LIMIT
@@ -126,6 +128,12 @@ class GameConfig:
                 raise ConfigError(f"{name} must be a positive whole number, got {value!r}")
         if self.rake is not None and not isinstance(self.rake, RakeConfig):
             raise ConfigError(f"rake {self.rake!r} is not a RakeConfig")
+        if self.tournament and self.rake is not None:
+            # Tournament rake is taken from the buy-ins, not at the table (rules.md §4).
+            raise ConfigError(
+                f"{TOURNAMENT_RAKE}: a tournament takes no rake from the pots (tournament rake "
+                "is taken from the buy-ins, not at the table); leave rake=None"
+            )
 
     @property
     def small_bet_size(self) -> int:

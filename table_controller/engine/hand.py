@@ -51,7 +51,9 @@ _BOARD_CARDS = {Street.FLOP: 3, Street.TURN: 1, Street.RIVER: 1}
 
 
 class Hand:
-    """A hand in progress; normally created by :meth:`Table.start_hand`.
+    """A hand in progress; created by :meth:`Table.start_hand`, or by :meth:`from_positions`
+    when the positions come from elsewhere (both public; the keyword-only constructor is the
+    same as ``from_positions`` with ``number`` required).
 
     ``stacks`` are the chips of the seats dealt in, before any forced bet. ``missed`` maps a
     returning player's seat to ``(missed_small, missed_big)`` blinds he must now pay
@@ -95,6 +97,25 @@ class Hand:
         first_actor_after = straddle_seat if straddle_seat is not None else big_blind_seat
         self.preflop_order: tuple[int, ...] = tuple(clockwise_from(stacks, first_actor_after))
         self._after_change()
+
+    @classmethod
+    def from_positions(cls, *, config: GameConfig, stacks: Mapping[int, int], button: int | None,
+                       big_blind_seat: int, small_blind_seat: int | None = None,
+                       straddle_seat: int | None = None, number: int = 1,
+                       missed: Mapping[int, tuple[bool, bool]] | None = None) -> Hand:
+        """One hand whose positions come from elsewhere (a hand history, a console), not from a
+        :class:`Table`'s previous hand. Public and stable (docs/engine.md).
+
+        ``stacks``: chips of each seat dealt in (at least two, all positive). ``button`` may be
+        a seat nobody is dealt in at (dead button [002 #28]) or None (the last seat dealt in
+        then acts last after the flop). ``small_blind_seat=None``: no small blind is posted
+        (dead small blind [002 #28]). ``straddle_seat``: the seat left of the big blind, 2 x BB
+        (rules.md §2 [000]). ``missed``: see the class docstring. The forced bets are posted at
+        once; positions that break a rule raise :class:`IllegalAction` naming it.
+        """
+        return cls(config=config, number=number, stacks=stacks, button=button,
+                   small_blind_seat=small_blind_seat, big_blind_seat=big_blind_seat,
+                   straddle_seat=straddle_seat, missed=missed)
 
     # ------------------------------------------------------------------ set-up
     def _validate_positions(self, straddle_seat: int | None) -> None:

@@ -188,16 +188,17 @@ def _seats(history: HandHistory) -> tuple[int, ...]:
 def start_hand(history: HandHistory) -> Hand:
     """The engine hand the history starts from: its players, button, antes and blinds.
 
-    The hand is built directly (not through a :class:`Table`), because a hand history is one
-    hand: there is no previous hand to move the button or the blinds from, and a file may
-    describe a layout only a table's history produces (a dead small blind, [002 #28]).
+    The hand is built from the file's positions (:meth:`Hand.from_positions`, not through a
+    :class:`Table`), because a hand history is one hand: there is no previous hand to move the
+    button or the blinds from, and a file may describe a layout only a table's history
+    produces (a dead small blind, [002 #28]).
     """
     config = game_config(history)
     layout = blind_layout(history)
     seats = _seats(history)
     number = history.hand if isinstance(history.hand, int) else 1
     try:
-        hand = Hand(
+        hand = Hand.from_positions(
             config=config,
             number=number,
             stacks=dict(zip(seats, history.starting_stacks, strict=True)),
