@@ -23,10 +23,12 @@ See docs/running.md for the requests.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections import deque
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import zmq
@@ -43,6 +45,9 @@ class BusError(RuntimeError):
 
 
 def _bind(ctx: zmq.Context[Any], kind: int, endpoint: str) -> zmq.Socket[Any]:
+    if endpoint.startswith("ipc://"):  # the socket file's folder, e.g. /run/table-controller
+        with contextlib.suppress(OSError):
+            Path(endpoint[len("ipc://"):]).parent.mkdir(parents=True, exist_ok=True)
     sock: zmq.Socket[Any] = ctx.socket(kind)
     sock.setsockopt(zmq.LINGER, 500)
     try:

@@ -123,8 +123,10 @@ class Journal:
         self.failures = 0
 
     @classmethod
-    def open(cls, path: str | Path, *, readonly: bool = False) -> Journal:
-        """Open (creating it unless ``readonly``) the journal at ``path``."""
+    def open(cls, path: str | Path, *, readonly: bool = False,
+             busy_timeout: float = 2.0) -> Journal:
+        """Open (creating it unless ``readonly``) the journal at ``path``. ``busy_timeout``:
+        seconds a write waits for a reader's lock before it is queued for a retry."""
         text = str(path)
         if readonly and not Path(text).exists():
             raise JournalError(f"no journal at {text}")
@@ -138,7 +140,7 @@ class Journal:
         except (sqlite3.Error, OSError) as exc:
             raise JournalError(f"cannot open journal {text}: {exc}") from None
         try:
-            db.execute("PRAGMA busy_timeout = 2000")
+            db.execute(f"PRAGMA busy_timeout = {max(0, int(busy_timeout * 1000))}")
             if not readonly:
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
@@ -170,6 +172,8 @@ class Journal:
     # ------------------------------------------------------------------ writing
     def start_run(self, *, t: float, wall: str, table_name: str, config: str) -> int:
         """Start a run (one start of the controller); later records belong to it."""
+        if self.readonly:
+            raise JournalError(f"journal {self.path} is open read-only")
         with self._lock:
             cur = self._db.execute(
                 "INSERT INTO runs (started_wall, started_t, table_name, config) "
@@ -242,6 +246,8 @@ class Journal:
             return len(self._pending)
 
     def _run(self) -> int:
+        if self.readonly:
+            raise JournalError(f"journal {self.path} is open read-only")
         if self.run is None:
             raise JournalError(f"journal {self.path}: start_run() first")
         return self.run

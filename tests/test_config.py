@@ -1,0 +1,140 @@
+"""The table's configuration file: the documented example loads; every kind of mistake gives one
+message naming the file, the key and the problem (exit 2 from the run command, no traceback)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from table_controller.cli import main
+from table_controller.config import ConfigError, load_config
+from table_controller.engine import Structure
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "table_controller" / "data" / \
+    "table.example.toml"
+
+MINIMAL = """
+[table]
+seats = 6
+sensors = ["rfid"]
+[players]
+1 = 100
+2 = 100
+[rfid]
+port = "loop://"
+[decks]
+db = "decks.sqlite"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    return path
+
+
+def test_the_documented_example_loads() -> None:
+    config = load_config(EXAMPLE)
+    assert config.table.name == "T4" and config.table.seats == 9
+    assert config.table.engine.structure is Structure.NO_LIMIT
+    assert config.table.monitor.sensors == frozenset({"rfid", "camera"})
+    assert config.players == {s: 200 for s in range(1, 7)}
+    assert config.rfid is not None and config.rfid.reader.antenna_zones[10] == "board"
+    assert config.gpio is not None and config.gpio.button == 17
+    assert config.camera is not None and config.camera.deck == "casino-red"
+    assert config.journal == EXAMPLE.parent / "journal.sqlite"  # relative to the file
+    assert config.bus.floor is not None and config.bus.floor.startswith("ipc://")
+
+
+def test_minimal_file_takes_defaults(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, MINIMAL))
+    assert config.table.engine.big_blind == 2 and config.table.monitor.rules == "tda"
+    assert config.decks_db == tmp_path / "decks.sqlite"
+    assert config.journal == tmp_path / "journal.sqlite"
+    assert config.gpio is None and config.camera is None
+
+
+def test_players_from_the_console(tmp_path: Path) -> None:
+    text = 'players = "console"\n' + MINIMAL.replace("[players]\n1 = 100\n2 = 100\n", "")
+    assert load_config(write(tmp_path, text)).players is None
+
+
+def test_fixed_limit_with_bet_sizes(tmp_path: Path) -> None:
+    text = MINIMAL.replace("seats = 6", 'seats = 6\ngame = "flhe"\nsmall_bet = 2\nbig_bet = 4')
+    config = load_config(write(tmp_path, text))
+    assert config.table.engine.structure is Structure.FIXED_LIMIT
+    assert config.table.engine.big_bet == 4
+
+
+@pytest.mark.parametrize(("change", "names"), [
+    (("[table]", "[table\n"), ["not valid TOML"]),
+    (("seats = 6", "seats = 6\ncolour = \"green\""), ["table.colour", "unknown key"]),
+    (("seats = 6", 'seats = "six"'), ["table.seats", "'six'", "not a whole number"]),
+    (("seats = 6", "seats = 12"), ["table.seats", "out of range"]),
+    (("seats = 6", 'seats = 6\ngame = "stud"'), ["table.game", "'stud'", "nlhe"]),
+    (("seats = 6", 'seats = 6\nrules = "casino"'), ["table.rules", "'casino'"]),
+    (('sensors = ["rfid"]', 'sensors = ["rfid", "radar"]'), ["table.sensors", "'radar'"]),
+    (('sensors = ["rfid"]', 'sensors = ["camera"]'), ["table.sensors", "[camera]"]),
+    (("seats = 6", "seats = 6\nbutton = 7"), ["table.button", "out of range"]),
+    (("seats = 6", "seats = 6\nsmall_blind = 5\nbig_blind = 2"), ["table: ", "not playable", "small_blind"]),
+    (("1 = 100", "0 = 100"), ["players.0", "not a seat number"]),
+    (("1 = 100", "1 = -5"), ["players.1", "out of range"]),
+    (("2 = 100", "7 = 100"), ["players.7", "not a seat number 1..6"]),
+    (('port = "loop://"', 'port = "loop://"\nbaud = 9600'), ["rfid", "unknown key", "baud"]),
+    (('port = "loop://"', 'port = "loop://"\n[rfid.antennas]\n3 = "seat11"'),
+     ["rfid.antennas.3", "seat11"]),
+    (('port = "loop://"', 'port = "loop://"\nhold_time = "long"'), ["rfid"]),
+    (('port = "loop://"', "port = 5"), ["rfid.port"]),
+    (('[decks]\ndb = "decks.sqlite"', ""), ["decks.db", "required"]),
+    (("[rfid]", '[gpio]\nbutton = 99\n[rfid]'), ["gpio.button", "99"]),
+    (("[rfid]", '[gpio]\nbackend = "arduino"\n[rfid]'), ["gpio.backend", "arduino"]),
+    (("[rfid]", "[bus]\npublic = \"localhost:5556\"\n[rfid]"), ["bus.public", "zmq endpoint"]),
+    (("[rfid]", "[journal]\nfile = \"j.sqlite\"\n[rfid]"), ["journal.file", "unknown key"]),
+    (("[rfid]", "[dashboard]\nport = 1\n[rfid]"), ["dashboard", "unknown section"]),
+])
+def test_mistakes_name_file_key_and_problem(tmp_path: Path, change: tuple[str, str],
+                                            names: list[str]) -> None:
+    old, new = change
+    assert old in MINIMAL
+    path = write(tmp_path, MINIMAL.replace(old, new, 1))
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert message.startswith(str(path)), message
+    for name in names:
+        assert name in message, message
+
+
+@pytest.mark.parametrize(("section", "names"), [
+    ('[camera]\nsource = "0"\nlens = "wide"', ["camera.lens", "unknown key"]),
+    ('[camera]\nsource = "0"\n[camera.zones]\npool = [[0, 0], [10, 0], [10, 10]]',
+     ["camera", "pool"]),
+    ('[camera]\nsource = "0"\nwidth = "wide"', ["camera", "bad number"]),
+])
+def test_camera_mistakes(tmp_path: Path, section: str, names: list[str]) -> None:
+    path = write(tmp_path, MINIMAL + section + "\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert str(path) in message
+    for name in names:
+        assert name in message, message
+
+
+def test_missing_file_and_non_utf8(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "absent.toml")
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b"[table]\nname = \"caf\xe9\"\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(bad)
+
+
+def test_run_command_reports_a_broken_file_with_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, MINIMAL.replace("seats = 6", "seats = 6\nseets = 6"))
+    assert main(["run", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "table.seets" in err and str(path) in err
+    assert "Traceback" not in err
