@@ -172,8 +172,11 @@ def camera_duplicates(mon: DealingMonitor, now: float) -> list[Alert]:
     run = mon.run
     if run is None:
         return []
+    picture = mon.fusion.picture
+    if not any(tc.card is not None and tc.rfid_key is None for tc in picture):
+        return []  # every identified card has its tag (the usual case with the reader)
     by_card: dict[Card, list[TrackedCard]] = {}
-    for tc in mon.fusion.picture:
+    for tc in picture:
         if tc.card is not None and tc.pid in run.in_hand and not tc.pending \
                 and tc.zone in FELT:
             by_card.setdefault(tc.card, []).append(tc)

@@ -65,19 +65,24 @@ class SensorFusion:
         self.settle_time = settle_time
         self._configured = {Source(s) for s in sensors}
         self._online = {Source.RFID: True, Source.CAMERA: True}
+        self._both = self._both_now()  # asked for every card at every tick: kept up to date
         self._retired: set[str] = set()  # camera tracks of cards the reader saw move away
 
     # ----------------------------------------------------------------- sensors
     def active(self, source: Source) -> bool:
         return source in self._configured and self._online[source]
 
+    def _both_now(self) -> bool:
+        return self.active(Source.RFID) and self.active(Source.CAMERA)
+
     @property
     def both_active(self) -> bool:
-        return self.active(Source.RFID) and self.active(Source.CAMERA)
+        return self._both
 
     def set_online(self, source: Source, online: bool, t: float) -> list[Fused]:
         """A sensor went offline or came back. Returns picture changes (promotions)."""
         self._online[source] = online
+        self._both = self._both_now()
         out: list[Fused] = []
         for tc in self.picture:
             if tc.pending and not self.active(Source.RFID):
@@ -95,7 +100,7 @@ class SensorFusion:
         return (rfid and tc.rfid_seen) or (cam and tc.camera_seen)
 
     def _disagrees(self, tc: TrackedCard) -> bool:
-        if not self.both_active:
+        if not self._both:
             return False
         if (tc.card is not None and tc.camera_card is not None and tc.rfid_key is not None
                 and tc.card != tc.camera_card):
