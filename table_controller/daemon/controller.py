@@ -333,6 +333,10 @@ class Controller:
         }
 
     def _action(self, r: Mapping[str, Any], t: float) -> list[Alert]:
+        halted = self.monitor.halted
+        if halted is not None:  # the monitor would ignore it: tell the dealer instead
+            raise ConsoleError(f"action: the hand is halted by {halted}; carry out its remedy "
+                               "and resolve it first")
         action = ConsoleAction(_field(r, "seat", int), _field(r, "kind", str),
                                _field(r, "amount", int, required=False), t)
         return self.monitor.console(action)
