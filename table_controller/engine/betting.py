@@ -86,6 +86,7 @@ class BettingRound:
         self._complete = False
         self._next: int | None = None
         self._live = 0
+        self._able = 0
         self._after: dict[int, int] = {}  # seat -> index in ``order`` of the next seat after it
 
     def invalidate(self) -> None:
@@ -112,6 +113,7 @@ class BettingRound:
                 if not p.acted or p.bet < current:
                     pending = True
         self._live = live
+        self._able = able
         if live <= 1 or not pending:
             self._complete = True
             return
@@ -200,11 +202,14 @@ class BettingRound:
     def _raise_range(self, p: SeatState) -> tuple[_RaiseRange | None, tuple[str, str]]:
         """The bet/raise totals open to ``p``, or None and (rule, why) forbidding it."""
         total = p.bet + p.stack
-        to_call = max(0, self.current_bet - p.bet)
-        is_bet = self.current_bet == 0
+        current = self.current_bet
+        to_call = current - p.bet if current > p.bet else 0
+        is_bet = current == 0
         if p.stack <= to_call:
             return None, (cite.TABLE_STAKES, "his stack only covers a call")
-        if not any(o.can_act for o in self.players.values() if o is not p):
+        if not self._fresh:
+            self._refresh()
+        if self._able - (1 if p.can_act else 0) == 0:  # no opponent holding cards and chips
             return None, (cite.NO_OPPONENT, "every opponent is all-in, no more betting")
         if not self._reopened(p):
             return None, (cite.REOPEN, "an all-in for less than a full raise does not reopen "
@@ -243,23 +248,29 @@ class BettingRound:
             return LegalActions(seat=seat, can_fold=False, can_check=False, call_amount=None,
                                 stack=p.stack, bet=p.bet,
                                 reason_no_raise="not facing a decision")
-        to_call = max(0, self.current_bet - p.bet)
+        current = self.current_bet
+        to_call = current - p.bet if current > p.bet else 0
         rng, (rule, why) = self._raise_range(p)
-        reason = f"{rule}: {why}" if rng is None else None
         total = p.bet + p.stack
         all_in_to: int | None = None
         if p.stack <= to_call or (rng is not None and total <= rng.max_to):
             all_in_to = total
-        fields: dict[str, int | None] = {}
-        if rng is not None and rng.min_to is not None:
-            key = "bet" if rng.is_bet else "raise"
-            fields[f"min_{key}_to"] = rng.min_to
-            fields[f"max_{key}_to"] = rng.max_to
+        min_bet = max_bet = min_raise = max_raise = None
+        if rng is None:
+            reason: str | None = f"{rule}: {why}"
+        else:
+            reason = None
+            if rng.min_to is not None:
+                if rng.is_bet:
+                    min_bet, max_bet = rng.min_to, rng.max_to
+                else:
+                    min_raise, max_raise = rng.min_to, rng.max_to
         return LegalActions(
             seat=seat, can_fold=True, can_check=to_call == 0,
-            call_amount=min(to_call, p.stack) if to_call > 0 else None,
-            all_in_to=all_in_to, stack=p.stack, bet=p.bet, reason_no_raise=reason,
-            **fields,
+            call_amount=(to_call if to_call < p.stack else p.stack) if to_call > 0 else None,
+            min_bet_to=min_bet, max_bet_to=max_bet, min_raise_to=min_raise,
+            max_raise_to=max_raise, all_in_to=all_in_to, stack=p.stack, bet=p.bet,
+            reason_no_raise=reason,
         )
 
     def resolve(self, action: Action) -> Resolved:
@@ -277,7 +288,7 @@ class BettingRound:
             raise IllegalAction(f"seat {action.seat} has acted and faces no new bet",
                                 rule=cite.TURN_ORDER)
         kind = action.kind
-        to_call = max(0, self.current_bet - p.bet)
+        to_call = self.current_bet - p.bet if self.current_bet > p.bet else 0
         total = p.bet + p.stack
         if kind is ActionKind.FOLD:
             return Resolved(p.seat, ActionKind.FOLD, p.bet, 0, False, False)

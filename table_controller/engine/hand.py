@@ -359,7 +359,7 @@ class Hand:
             self.log.append(OutOfTurnReleased(self.street, action))
         self._held.clear()
         self._return_uncalled()
-        if self.actions_this_round:
+        if any(isinstance(r, ActionTaken) for r in self.log[self._street_log_start:]):
             self._final_aggressor = self._round.aggressor
         for p in self.players.values():
             p.bet = 0
@@ -456,7 +456,10 @@ class Hand:
     # ------------------------------------------------------------------ showdown
     def showdown_order(self) -> list[int]:
         """Who shows first (rules.md §4, TDA 17 [000, 002 #12])."""
-        return showdown_order(self.live_seats, self.pots(), aggressor=self._final_aggressor,
+        return self._showdown_order(self.pots())
+
+    def _showdown_order(self, pots: list[Pot]) -> list[int]:
+        return showdown_order(self.live_seats, pots, aggressor=self._final_aggressor,
                               button=self.button)
 
     def showdown(self, hole_cards: Mapping[int, Sequence[Card]] | None = None, *,
@@ -492,7 +495,7 @@ class Hand:
             if not any(s in values for s in pot.eligible):
                 raise IllegalAction(f"pot {i}: at least one contender must table his cards",
                                     rule=cite.SHOW)
-        order = self.showdown_order()
+        order = self._showdown_order(pots)
         for seat in order:
             if seat in values:
                 self.log.append(CardsShown(seat, cards[seat], values[seat].description))
