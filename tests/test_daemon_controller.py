@@ -281,3 +281,46 @@ def test_faults_do_not_stop_the_table(rig: Rig, caplog: pytest.LogCaptureFixture
     odd = [o for o in journal.observations() if o.fields.get("zone") == "pool"]
     assert len(odd) == 1 and not odd[0].accepted and "pool" in (odd[0].error or "")
     journal.close()
+
+
+def act(rig: Rig, *actions: tuple[int, str]) -> None:
+    for seat, kind in actions:
+        answer = rig.ask({"cmd": "action", "seat": seat, "kind": kind})
+        assert answer["ok"], answer
+
+
+def test_showdown_and_a_floor_void(rig: Rig) -> None:
+    assert rig.ask({"cmd": "sim_press"})["ok"]
+    rig.settle()
+    assert rig.ask({"cmd": "sim_deal", "street": "hole"})["ok"]
+    rig.settle()
+    assert rig.ask({"cmd": "showdown"})["ok"] is False  # the betting is not over
+    act(rig, (1, "call"), (2, "call"), (3, "check"))  # button 1, blinds 2 and 3
+    for street in ("flop", "turn", "river"):
+        assert rig.ask({"cmd": "sim_deal", "street": street})["ok"]
+        rig.settle()
+        act(rig, (2, "check"), (3, "check"), (1, "check"))
+    assert rig.ask({"cmd": "sim_show", "seats": [1, 2, 3]})["ok"]
+    rig.settle()
+    done = rig.ask({"cmd": "showdown"})
+    assert done["ok"] and done["hand"] is None, done
+    assert sum(int(v) for v in done["stacks"].values()) == 300
+    assert rig.ask({"cmd": "sim_collect"})["ok"]
+    rig.settle()
+
+    assert rig.ask({"cmd": "sim_press"})["ok"]
+    rig.settle()
+    before = rig.ask({"cmd": "status"})["stacks"]
+    void = rig.ask({"cmd": "void", "cause": "floor: wrong deck in play"})
+    assert void["ok"] and void["hand"] is None and void["stacks"] == before
+    assert not rig.ask({"cmd": "void"})["ok"]  # no hand to void
+
+    journal = Journal.open(rig.journal_path, readonly=True)
+    first, second = journal.hands()
+    assert first.phh is not None and not first.voided
+    assert replay(loads(first.phh)).finishing_stacks == loads(first.phh).finishing_stacks
+    assert first.phh.count(" sm ") == 3  # the hands shown at the showdown
+    assert second.voided and second.cause == "floor: wrong deck in play"
+    journal.close()
+    rig.events()
+    assert not [e for t, e in rig.seen_public if t == "alert"]  # a clean hand: no alerts

@@ -89,8 +89,7 @@ class Controller:
         self.outputs = outputs
         self.clock = clock
         self.phh_context = phh_context
-        self._t0 = clock()
-        self._wall0 = wall_clock()
+        self._wall_clock = wall_clock
         self.holes = HoleCards()
         self._hand: Hand | None = None
         self._ends_seen = len(monitor.events)
@@ -113,7 +112,10 @@ class Controller:
 
     # ------------------------------------------------------------------ time
     def wall(self, t: float) -> datetime:
-        return self._wall0 + timedelta(seconds=t - self._t0)
+        """The wall time of monotonic ``t``, reckoned back from now: a Pi without a clock
+        battery sets its clock from the network after booting, and what is published from then
+        on carries the corrected time."""
+        return self._wall_clock() - timedelta(seconds=self.clock() - t)
 
     def _stamp(self, t: float) -> str:
         return self.wall(t).isoformat(timespec="milliseconds")
