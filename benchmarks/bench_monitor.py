@@ -11,12 +11,14 @@ an empty seat, a four-card flop, a flop with no burn, a joker, a duplicate or fo
 the flop); the floor answers each with its remedy.
 
 The stream is recorded once, then replayed into a fresh monitor (pure: no simulator, no I/O,
-times taken from the stream), twice:
+times taken from the stream):
 
 - **throughput**: the whole stream under one timer; observations per second, and all inputs
   (observations, console actions, ticks) per second;
 - **latency**: each ``observe()`` call timed alone; the calls that return a game alert (the
-  dealer error, found the moment the card lands) give the observation-to-alert time, p50 / p99.
+  dealer error, found the moment the card lands) give the observation-to-alert time, p50 / p99
+  as measured in one pass, and per call the best of three passes (which filters out the
+  scheduler's preemptions on a shared machine).
 
 The replay must raise the same alerts as the recording (checked), and every injected error must
 have been detected. RFID-only streams are measured too (the same generator, one sensor).
@@ -53,6 +55,7 @@ STACK = 400
 GAP = 0.5  # table seconds between two card movements (a dealer's rhythm)
 TICK = 0.1  # the controller's tick period
 ERROR_RATE = 0.35
+LATENCY_PASSES = 3
 ERRORS = ("wrong_first_seat", "empty_seat", "four_card_flop", "missing_burn", "joker",
           "duplicate", "foreign")
 EXPECTED = {"wrong_first_seat": "MISDEAL_WRONG_FIRST_SEAT", "empty_seat": "MISDEAL_EMPTY_SEAT",
@@ -325,18 +328,27 @@ def measure(hands: int, sensors: frozenset[str], seed: int) -> dict[str, Any]:
         if error is not None and EXPECTED[error] not in raised:
             missed[error] += 1
         false.update(c for c in raised if error is None or c != EXPECTED[error])
-    # latency: every observe() timed alone
-    to_alert: list[float] = []
-    every: list[float] = []
+    # latency: every observe() timed alone, in LATENCY_PASSES replays of the same stream; the
+    # first pass as measured, and per call the best of the passes (a call that the scheduler
+    # preempted on a shared machine costs a time slice, ~4 ms, in one pass only)
+    passes: list[tuple[list[float], list[float]]] = []
+    for _ in range(LATENCY_PASSES):
+        to_alert: list[float] = []
+        every: list[float] = []
 
-    def timed(kind: str, seconds: float, out: list[Alert]) -> None:
-        if kind != "obs":
-            return
-        every.append(seconds)
-        if any(a.severity in GAME for a in out):
-            to_alert.append(seconds)
+        def timed(kind: str, seconds: float, out: list[Alert],
+                  to_alert: list[float] = to_alert, every: list[float] = every) -> None:
+            if kind != "obs":
+                return
+            every.append(seconds)
+            if any(a.severity in GAME for a in out):
+                to_alert.append(seconds)
 
-    replay(rec.inputs, sensors, seed, timed)
+        replay(rec.inputs, sensors, seed, timed)
+        passes.append((to_alert, every))
+    to_alert, every = passes[0]
+    best_alert = [min(p[0][i] for p in passes) for i in range(len(to_alert))]
+    best_every = [min(p[1][i] for p in passes) for i in range(len(every))]
     return {
         "sensors": "+".join(sorted(sensors)),
         "hands": hands,
@@ -353,8 +365,12 @@ def measure(hands: int, sensors: frozenset[str], seed: int) -> dict[str, Any]:
         "alerts_timed": len(to_alert),
         "alert_latency_us_p50": round(_pct(to_alert, 50) * 1e6, 1),
         "alert_latency_us_p99": round(_pct(to_alert, 99) * 1e6, 1),
+        "alert_latency_us_max": round(max(to_alert, default=float("nan")) * 1e6, 1),
+        "alert_latency_best_of_passes_us_p50": round(_pct(best_alert, 50) * 1e6, 1),
+        "alert_latency_best_of_passes_us_p99": round(_pct(best_alert, 99) * 1e6, 1),
         "observe_us_p50": round(_pct(every, 50) * 1e6, 1),
         "observe_us_p99": round(_pct(every, 99) * 1e6, 1),
+        "observe_best_of_passes_us_p99": round(_pct(best_every, 99) * 1e6, 1),
         "alert_counts": dict(sorted(seen.items())),
     }
 
@@ -373,13 +389,14 @@ def main(quick: bool) -> dict[str, Any]:
             measure(hands, frozenset({"rfid"}), seed=6)]
     head = (f"{'sensors':12} {'hands':>6} {'obs':>8} {'obs/s':>9} {'inputs/s':>9} "
             f"{'hands/s':>8} {'errors':>6} {'alert p50':>10} {'alert p99':>10} "
-            f"{'observe p50':>11} {'observe p99':>11}")
+            f"{'best p99':>10} {'observe p50':>11} {'observe p99':>11}")
     print(head)
     for r in runs:
         print(f"{r['sensors']:12} {r['hands']:>6} {r['observations']:>8} "
               f"{r['observations_per_s']:>9} {r['inputs_per_s']:>9} {r['hands_per_s']:>8} "
               f"{r['errors_injected']:>6} {r['alert_latency_us_p50']:>8}us "
-              f"{r['alert_latency_us_p99']:>8}us {r['observe_us_p50']:>9}us "
+              f"{r['alert_latency_us_p99']:>8}us "
+              f"{r['alert_latency_best_of_passes_us_p99']:>8}us {r['observe_us_p50']:>9}us "
               f"{r['observe_us_p99']:>9}us")
         if r["errors_missed"] or r["false_alarms"]:
             print(f"  MISSED errors: {r['errors_missed']}; false alarms: {r['false_alarms']}")
