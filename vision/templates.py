@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from table_controller.cards import DECK, Card, parse_card
+from table_controller.cards import DECK, parse_card
 from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, detect_cards
 from vision.layout import CARD_ASPECT
@@ -239,8 +239,3 @@ def load_deck(name: str, root: str | Path) -> DeckTemplates:
         faces[label] = pic
     back = faces.pop(BACK)
     return DeckTemplates(name=name, faces=faces, back=back)
-
-
-def card_of(label: str) -> Card | None:
-    """The card for a label, None for ``"back"``."""
-    return None if label == BACK else parse_card(label)
