@@ -84,6 +84,7 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int,
     sensors: list[Sensor] = []
     outputs: Any = None
     commands = None
+    devices: list[Callable[[], None]] = []  # closed by the controller after its sensors
     clock: Callable[[], float] = time.monotonic
     if sim:
         from hw_sim.clock import SimClock
@@ -96,13 +97,13 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int,
         commands = sim_table.commands()
         clock = PacedClock(sim_table)
     else:
-        sensors, outputs = _devices(config, closers)
+        sensors, outputs = _devices(config, closers, devices)
     controller = Controller(monitor=monitor, sensors=sensors, journal=journal, bus=bus,
                             console=console, outputs=outputs, clock=clock,
                             wall_clock=lambda: datetime.now(UTC),
                             phh_context=Context(seat_count=config.table.seats,
                                                 table=config.table.name),
-                            commands=commands)
+                            commands=commands, also_close=devices)
     journal.start_run(t=clock(), wall=controller.wall(clock()).isoformat(timespec="milliseconds"),
                       table_name=config.table.name,
                       config=_config_summary(config) if not sim else
@@ -110,8 +111,8 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int,
     return controller
 
 
-def _devices(config: TableConfig, closers: list[Callable[[], None]]
-             ) -> tuple[list[Sensor], Any]:
+def _devices(config: TableConfig, closers: list[Callable[[], None]],
+             devices: list[Callable[[], None]]) -> tuple[list[Sensor], Any]:
     sensors: list[Sensor] = []
     outputs: Any = None
     if config.gpio is not None:
@@ -126,6 +127,7 @@ def _devices(config: TableConfig, closers: list[Callable[[], None]]
         except GpioError as exc:
             raise StartError(f"gpio: {exc}") from None
         closers.append(gpio.cleanup)
+        devices.append(gpio.cleanup)
         button = ShufflerButton(gpio, pin=g.button, debounce=g.debounce,
                                 active_low=g.button_active_low)
         sensors.append(ButtonSensor(button))
@@ -142,6 +144,7 @@ def _devices(config: TableConfig, closers: list[Callable[[], None]]
         except DeckRegistryError as exc:
             raise StartError(f"decks.db: {exc}") from None
         closers.append(registry.close)
+        devices.append(registry.close)
         rfid = RfidSensor(RfidService(config=config.rfid, resolver=registry))
         rfid.start()
         closers.append(rfid.close)

@@ -79,7 +79,8 @@ class Controller:
                  clock: Callable[[], float] = time.monotonic,
                  wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
                  phh_context: Context | None = None,
-                 commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None) -> None:
+                 commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None,
+                 also_close: Sequence[Callable[[], None]] = ()) -> None:
         self.monitor = monitor
         self.table = monitor.table
         self.sensors = list(sensors)
@@ -89,6 +90,7 @@ class Controller:
         self.outputs = outputs
         self.clock = clock
         self.phh_context = phh_context
+        self.also_close = list(also_close)  # e.g. the GPIO backend, the deck registry
         self._wall_clock = wall_clock
         self.holes = HoleCards()
         self._hand: Hand | None = None
@@ -402,6 +404,8 @@ class Controller:
             _quietly(self.bus.close, "event bus")
         if self.journal is not None:
             _quietly(self.journal.close, "journal")
+        for close in reversed(self.also_close):
+            _quietly(close, "device")
 
 
 def _quietly(fn: Callable[[], None], what: str) -> None:
