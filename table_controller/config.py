@@ -12,7 +12,9 @@ is a documented example and docs/running.md describes every key. Sections:
 - ``[camera]``: source, deck, frame size and zone polygons, parsed by
   :func:`vision.calibration.config_from_mapping` (OpenCV is imported only when the section is
   given);
-- ``[decks]`` (``db``), ``[journal]`` (``path``), ``[bus]`` (``public``, ``floor``, ``console``).
+- ``[decks]`` (``db``), ``[journal]`` (``path``), ``[bus]`` (``public``, ``floor``, ``console``);
+- ``[sim]``: only for ``run --sim``: ``seed``, ``deck_order`` (the first deck's top cards),
+  ``move_interval`` (seconds between two of the simulated dealer's movements).
 
 Every problem raises :class:`ConfigError`, whose text names the file, the key and what is wrong;
 nothing is guessed and a key the controller does not know is an error (a misspelt key would
@@ -30,6 +32,7 @@ from typing import Any
 
 from firmware_bridge.gpio.config import GpioConfig, GpioConfigError
 from firmware_bridge.rfid_config import RfidConfig, RfidConfigError
+from table_controller.cards import Card, CardError, parse_card
 from table_controller.engine import ConfigError as EngineConfigError
 from table_controller.engine import GameConfig, Structure
 from table_controller.monitor import MonitorConfig, MonitorError
@@ -76,6 +79,13 @@ class BusSettings:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SimSettings:
+    seed: int = 1
+    deck_order: tuple[Card, ...] = ()
+    move_interval: float = 0.3
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableConfig:
     path: str
     table: TableSettings
@@ -86,9 +96,11 @@ class TableConfig:
     decks_db: Path | None
     journal: Path
     bus: BusSettings
+    sim: SimSettings = field(default_factory=SimSettings)
 
 
-_TOP_KEYS = frozenset({"table", "players", "rfid", "gpio", "camera", "decks", "journal", "bus"})
+_TOP_KEYS = frozenset({"table", "players", "rfid", "gpio", "camera", "decks", "journal", "bus",
+                       "sim"})
 _TABLE_KEYS = frozenset({"name", "seats", "game", "small_blind", "big_blind", "ante", "small_bet",
                          "big_bet", "button", "rules", "sensors", "settle_time", "stub_visible"})
 
@@ -217,7 +229,28 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
                                                                       DEFAULT_CONSOLE)))
     return TableConfig(path=path, table=table, players=players, rfid=rfid, gpio=gpio,
                        camera=camera, decks_db=decks_db,
-                       journal=journal.path_of("path", base, "journal.sqlite"), bus=settings)
+                       journal=journal.path_of("path", base, "journal.sqlite"), bus=settings,
+                       sim=_sim(_Reader(path, "sim", data.get("sim", {}))))
+
+
+def _sim(r: _Reader) -> SimSettings:
+    r.only(frozenset({"seed", "deck_order", "move_interval"}))
+    raw = r.data.get("deck_order", [])
+    if not isinstance(raw, list):
+        raise r.error("deck_order", f"{raw!r} is not a list of cards such as [\"As\", \"Kd\"]")
+    cards: list[Card] = []
+    for i, text in enumerate(raw):
+        try:
+            card = parse_card(text) if isinstance(text, str) else None
+        except CardError as exc:
+            raise r.error(f"deck_order[{i}]", str(exc)) from None
+        if card is None:
+            raise r.error(f"deck_order[{i}]", f"{text!r} is not a card such as \"As\"")
+        if card in cards:
+            raise r.error(f"deck_order[{i}]", f"{text} is already in the deck order")
+        cards.append(card)
+    return SimSettings(seed=r.integer("seed", 1, low=0), deck_order=tuple(cards),
+                       move_interval=r.number("move_interval", 0.3, low=0.05, high=10.0))
 
 
 def _endpoint(reader: _Reader, key: str, value: str) -> str:

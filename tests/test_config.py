@@ -55,6 +55,13 @@ def test_minimal_file_takes_defaults(tmp_path: Path) -> None:
     assert config.gpio is None and config.camera is None
 
 
+def test_sim_section(tmp_path: Path) -> None:
+    text = MINIMAL + '[sim]\nseed = 9\ndeck_order = ["As", "Kd"]\nmove_interval = 0.5\n'
+    sim = load_config(write(tmp_path, text)).sim
+    assert sim.seed == 9 and [str(c) for c in sim.deck_order] == ["As", "Kd"]
+    assert sim.move_interval == 0.5
+
+
 def test_players_from_the_console(tmp_path: Path) -> None:
     text = 'players = "console"\n' + MINIMAL.replace("[players]\n1 = 100\n2 = 100\n", "")
     assert load_config(write(tmp_path, text)).players is None
@@ -93,6 +100,11 @@ def test_fixed_limit_with_bet_sizes(tmp_path: Path) -> None:
     (("[rfid]", "[bus]\npublic = \"localhost:5556\"\n[rfid]"), ["bus.public", "zmq endpoint"]),
     (("[rfid]", "[journal]\nfile = \"j.sqlite\"\n[rfid]"), ["journal.file", "unknown key"]),
     (("[rfid]", "[dashboard]\nport = 1\n[rfid]"), ["dashboard", "unknown section"]),
+    (("[rfid]", '[sim]\ndeck_order = ["As", "Ax"]\n[rfid]'),
+     ["sim.deck_order[1]", "'Ax'", "not a card"]),
+    (("[rfid]", '[sim]\ndeck_order = ["As", "As"]\n[rfid]'), ["sim.deck_order[1]", "already"]),
+    (("[rfid]", "[sim]\ndeck_order = [1]\n[rfid]"), ["sim.deck_order[0]", "not a card"]),
+    (("[rfid]", "[sim]\nspeed = 2\n[rfid]"), ["sim.speed", "unknown key"]),
 ])
 def test_mistakes_name_file_key_and_problem(tmp_path: Path, change: tuple[str, str],
                                             names: list[str]) -> None:

@@ -20,6 +20,7 @@ import zmq
 
 from hw_sim.clock import SimClock
 from table_controller.alerts import Severity
+from table_controller.cards import parse_card
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.controller import Controller
 from table_controller.daemon.journal import Journal
@@ -100,7 +101,8 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
         table.sit(seat, 100)
     table.set_button(1)
     monitor = DealingMonitor(table, config=MonitorConfig(sensors=frozenset({"rfid"})))
-    sim = SimTable(clock=clock, seed=7, deal_order=monitor.deal_order)
+    sim = SimTable(clock=clock, seed=7, deal_order=monitor.deal_order,
+                   first_order=(parse_card("As"), parse_card("Kd")))
     journal = Journal.open(tmp_path / "journal.sqlite")
     bus = EventBus(public=f"ipc://{tmp_path}/public", floor=f"ipc://{tmp_path}/floor",
                    context=ctx)
@@ -141,6 +143,7 @@ def test_a_misdeal_then_a_hand_played_out(rig: Rig) -> None:
 
     # the dealer's first card goes to seat 3, the small blind is seat 2: misdeal
     card = rig.sim.model.draw_top()
+    assert str(card.card) == "As"  # the first deck's top card, as configured
     rig.sim.dealer.put(card, "seat3", Face.DOWN)
     rig.settle()
     assert rig.controller.outputs is not None

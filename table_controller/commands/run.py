@@ -29,7 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="the table's configuration file (TOML)")
     parser.add_argument("--sim", action="store_true",
                         help="run on the simulated table's devices (RFID over a pty, GPIO)")
-    parser.add_argument("--seed", type=int, default=1, help="--sim: seed of the decks")
+    parser.add_argument("--seed", type=int,
+                        help="--sim: seed of the decks (overrides [sim] seed)")
     parser.add_argument("--journal", help="journal file (overrides [journal] path)")
     parser.add_argument("--log-level", default="INFO",
                         choices=("DEBUG", "INFO", "WARNING", "ERROR"))

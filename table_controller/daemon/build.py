@@ -45,9 +45,11 @@ def _config_summary(config: TableConfig) -> str:
                        "rules": t.monitor.rules, "sensors": sorted(t.monitor.sensors)})
 
 
-def build_controller(config: TableConfig, *, sim: bool = False, sim_seed: int = 1) -> Controller:
+def build_controller(config: TableConfig, *, sim: bool = False,
+                     sim_seed: int | None = None) -> Controller:
     """The controller for ``config``; with ``sim`` its devices are the simulated table's (the
-    configuration's [rfid], [gpio], [camera] are not opened)."""
+    configuration's [rfid], [gpio], [camera] are not opened; [sim] is used, ``sim_seed``
+    overrides its seed)."""
     closers: list[Callable[[], None]] = []
     try:
         return _build(config, sim=sim, sim_seed=sim_seed, closers=closers)
@@ -58,7 +60,7 @@ def build_controller(config: TableConfig, *, sim: bool = False, sim_seed: int = 
         raise
 
 
-def _build(config: TableConfig, *, sim: bool, sim_seed: int,
+def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
            closers: list[Callable[[], None]]) -> Controller:
     table = build_table(config)
     monitor_config = config.table.monitor
@@ -90,7 +92,10 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int,
         from hw_sim.clock import SimClock
         from table_controller.daemon.simtable import PacedClock, SimTable
 
-        sim_table = SimTable(clock=SimClock(), seed=sim_seed, deal_order=monitor.deal_order)
+        sim_table = SimTable(clock=SimClock(),
+                             seed=config.sim.seed if sim_seed is None else sim_seed,
+                             move_interval=config.sim.move_interval,
+                             deal_order=monitor.deal_order, first_order=config.sim.deck_order)
         closers.append(sim_table.close)
         sensors = sim_table.sensors
         outputs = sim_table.outputs()

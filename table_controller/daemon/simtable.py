@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from firmware_bridge.outputs import AlertOutputs
@@ -31,6 +31,7 @@ from hw_sim.clock import SimClock
 from hw_sim.dealer import Dealer, DealerError
 from hw_sim.table_model import ModelError, TableModel, shuffled_deck
 from table_controller.alerts import Alert
+from table_controller.cards import Card
 from table_controller.daemon.controller import Command, ConsoleError
 from table_controller.observations import Observation
 
@@ -44,7 +45,8 @@ class SimTable:
     name = "sim-dealer"
 
     def __init__(self, *, clock: SimClock, seed: int = 1, move_interval: float = 0.3,
-                 deal_order: Callable[[], tuple[int, ...]] = tuple) -> None:
+                 deal_order: Callable[[], tuple[int, ...]] = tuple,
+                 first_order: Sequence[Card] = ()) -> None:
         self.clock = clock
         self.move_interval = move_interval
         self.deal_order = deal_order
@@ -58,7 +60,7 @@ class SimTable:
         self._deck_fresh = False
         self._job: _Job | None = None
         self._next_move = 0.0
-        self.dealer.new_hand(self._deck())
+        self.dealer.new_hand(self._deck(first_order))
 
     # ------------------------------------------------------------------ sensors
     @property
@@ -106,9 +108,11 @@ class SimTable:
         self.button.close()
 
     # ------------------------------------------------------------------ the dealer
-    def _deck(self) -> list[Any]:
+    def _deck(self, top: Sequence[Card] = ()) -> list[Card]:
+        """A freshly shuffled deck; ``top``: its first cards (the first hand's, from the
+        configuration's ``[sim] deck_order``)."""
         self._deck_fresh = True
-        return shuffled_deck(self.deck_rng, ())
+        return shuffled_deck(self.deck_rng, top)
 
     def _pause(self) -> None:
         job = self._job
