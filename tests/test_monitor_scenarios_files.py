@@ -65,7 +65,7 @@ NOT_IN_SCENARIOS: dict[str, str] = {
 # faces need the camera; tags (foreign deck, link faults) need the reader; a conflict needs both.
 # Simulator limits: a third card on a seat lies on the seat's second card (the camera sees two),
 # so EXTRA_CARD_BURN and the late third card of MISDEAL_AFTER_ACTION need the reader; a camera-only
-# joker is in SIM_GAPS. Console errors (out of turn) do not depend on the sensors.
+# joker is in SIM_GAPS. Console and button errors do not depend on the sensors: all three modes.
 REQUIRED_MODES: dict[str, frozenset[str]] = {
     "MISDEAL_EXPOSED_FIRST_CARDS": WITH_CAMERA,
     "MISDEAL_MULTIPLE_EXPOSED": WITH_CAMERA,
@@ -84,8 +84,8 @@ REQUIRED_MODES: dict[str, frozenset[str]] = {
     "FOREIGN_CARD": WITH_READER,
     "JOKER": WITH_READER,
     "CARD_EXPOSED_BY_PLAYER": WITH_CAMERA,
-    "ACTION_OUT_OF_TURN": frozenset({RFID, BOTH}),
-    "GREEN_BUTTON_DURING_HAND": frozenset({RFID, CAMERA}),
+    "ACTION_OUT_OF_TURN": ALL_MODES,
+    "GREEN_BUTTON_DURING_HAND": ALL_MODES,
     "CARD_WITHOUT_HAND": ALL_MODES,
     "SENSOR_OFFLINE": WITH_READER,
     "SENSOR_RECOVERED": WITH_READER,
