@@ -9,6 +9,7 @@ The simulated clock is moved by the test (deterministic); socket waits are polls
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -103,7 +104,7 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
     monitor = DealingMonitor(table, config=MonitorConfig(sensors=frozenset({"rfid"})))
     sim = SimTable(clock=clock, seed=7, deal_order=monitor.deal_order,
                    first_order=(parse_card("As"), parse_card("Kd")))
-    journal = Journal.open(tmp_path / "journal.sqlite")
+    journal = Journal.open(tmp_path / "journal.sqlite", busy_timeout=0.02)
     bus = EventBus(public=f"ipc://{tmp_path}/public", floor=f"ipc://{tmp_path}/floor",
                    context=ctx)
     console = ConsoleServer(f"ipc://{tmp_path}/console", context=ctx)
@@ -274,15 +275,28 @@ def test_faults_do_not_stop_the_table(rig: Rig, caplog: pytest.LogCaptureFixture
     broken, strange = Broken(), Strange()
     rig.controller.sensors[:0] = [broken, strange]
     rig.controller.bus = FailingBus()  # type: ignore[assignment]
+    own = rig.controller.journal
+    assert own is not None
+    own.retry_interval = 0.0  # retry at every loop (the default waits a second)
+    blocker = sqlite3.connect(rig.journal_path, isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")  # another process holds the journal's write lock
     assert rig.ask({"cmd": "sim_press"})["ok"]
     rig.settle()
     assert broken.calls > 5
     assert rig.ask({"cmd": "status"})["hand"] == 1  # the button still started the hand
+    assert own.pending > 0  # nothing written, nothing lost
     assert "sensor broken failed" in caplog.text and "not published" in caplog.text
-    rig.controller.journal.flush()  # type: ignore[union-attr]
+    assert "write failed" in caplog.text
+    blocker.execute("ROLLBACK")
+    blocker.close()
+    rig.tick()  # the loop retries what is queued
+    assert own.pending == 0
     journal = Journal.open(rig.journal_path, readonly=True)
     odd = [o for o in journal.observations() if o.fields.get("zone") == "pool"]
     assert len(odd) == 1 and not odd[0].accepted and "pool" in (odd[0].error or "")
+    assert [o.kind for o in journal.observations()].count("button") == 1
+    assert journal.hands()[0].number == 1
+    assert journal.console_requests()[0]["request"] == '{"cmd": "sim_press"}'
     journal.close()
 
 

@@ -129,13 +129,17 @@ def test_failed_writes_are_queued_and_retried_in_order(tmp_path: Path) -> None:
     blocker.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
     for i in range(3):
         journal.record_observation(ButtonPressed(float(i)), hand=None, wall=WALL)
-    assert journal.pending == 3 and journal.failures >= 1
-    assert journal.flush() == 3  # still locked: nothing lost, nothing written
+    assert journal.pending == 3 and journal.failures == 1  # tried once, then waits to retry
+    assert journal.flush(force=True) == 3  # still locked: nothing lost, nothing written
+    assert journal.failures == 2
     blocker.execute("ROLLBACK")
     blocker.close()
-    journal.record_observation(ButtonPressed(3.0), hand=None, wall=WALL)  # drains the queue
+    journal.record_observation(ButtonPressed(3.0), hand=None, wall=WALL)
+    assert journal.pending == 4 and journal.failures == 2  # no retry before the interval
+    assert journal.flush(force=True) == 0  # the controller's loop retries; close forces
+    journal.record_observation(ButtonPressed(4.0), hand=None, wall=WALL)  # written at once
     assert journal.pending == 0
-    assert [o.t for o in journal.observations()] == [0.0, 1.0, 2.0, 3.0]
+    assert [o.t for o in journal.observations()] == [0.0, 1.0, 2.0, 3.0, 4.0]
     journal.close()
 
 

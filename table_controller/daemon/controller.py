@@ -97,6 +97,7 @@ class Controller:
         self._ends_seen = len(monitor.events)
         self._lamps: set[str] = set()
         self._sensor_failing: set[str] = set()
+        self._tick_failing = False
         self.alerts: list[dict[str, Any]] = []  # every alert of this run, floor form
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
@@ -189,8 +190,11 @@ class Controller:
         try:
             alerts = fn()
         except Exception:
-            log.exception("monitor call failed")
+            if not self._tick_failing:  # once per outage: the loop calls this 50 times a second
+                log.exception("monitor tick failed; trying again every loop")
+            self._tick_failing = True
             return
+        self._tick_failing = False
         self._after(alerts, t)
 
     # ------------------------------------------------------------------ after the monitor

@@ -19,6 +19,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -32,6 +33,9 @@ from table_controller.observations import ButtonPressed, CardObservation, Observ
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
+RETRY_INTERVAL = 1.0
+"""Seconds between two attempts while writes fail, so a locked or full disk does not stall the
+controller's loop at every record (each attempt may wait the busy timeout)."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -119,12 +123,14 @@ class Journal:
         self._lock = threading.Lock()
         self._pending: deque[tuple[str, tuple[Any, ...]]] = deque()
         self._failing = False
+        self._retry_at = 0.0  # while failing, the next attempt (monotonic seconds)
+        self.retry_interval = RETRY_INTERVAL
         self.run: int | None = None
         self.failures = 0
 
     @classmethod
     def open(cls, path: str | Path, *, readonly: bool = False,
-             busy_timeout: float = 2.0) -> Journal:
+             busy_timeout: float = 0.2) -> Journal:
         """Open (creating it unless ``readonly``) the journal at ``path``. ``busy_timeout``:
         seconds a write waits for a reader's lock before it is queued for a retry."""
         text = str(path)
@@ -162,7 +168,7 @@ class Journal:
     def close(self) -> None:
         """Flush what is queued and close the file."""
         if not self.readonly:
-            left = self.flush()
+            left = self.flush(force=True)
             if left:
                 log.error("journal %s: %d record(s) could not be written at close", self.path,
                           left)
@@ -239,10 +245,11 @@ class Journal:
         with self._lock:
             return len(self._pending)
 
-    def flush(self) -> int:
-        """Retry the queued records in order; returns how many are still queued."""
+    def flush(self, *, force: bool = False) -> int:
+        """Retry the queued records in order (while writes fail, at most every
+        :data:`RETRY_INTERVAL` seconds unless ``force``); returns how many are still queued."""
         with self._lock:
-            self._drain()
+            self._drain(force=force)
             return len(self._pending)
 
     def _run(self) -> int:
@@ -259,7 +266,9 @@ class Journal:
             self._pending.append((sql, params))
             self._drain()
 
-    def _drain(self) -> None:
+    def _drain(self, *, force: bool = False) -> None:
+        if self._failing and not force and time.monotonic() < self._retry_at:
+            return
         while self._pending:
             sql, params = self._pending[0]
             try:
@@ -270,6 +279,7 @@ class Journal:
                     log.error("journal %s: write failed (%s); %d record(s) queued, retrying",
                               self.path, exc, len(self._pending))
                 self._failing = True
+                self._retry_at = time.monotonic() + self.retry_interval
                 return
             self._pending.popleft()
             if self._failing:
