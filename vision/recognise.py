@@ -38,6 +38,7 @@ _BODY_WEIGHT = 0.5
 _DETAIL = (36, 50)
 _DETAIL_WEIGHT = 1.0
 _BLURS = (0.0, 0.9, 1.5)
+_PART_WEIGHTS = (1.0, 1.0)  # rank sign, suit sign
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,36 +81,50 @@ def _prep(card: Image) -> Image:
     return np.asarray(cv2.GaussianBlur(card, (3, 3), 0.8), np.uint8)
 
 
-def _index_box(faces: list[Image]) -> tuple[int, int, int, int]:
-    """x0, y0, x1, y1 of the corner index in CANON pixels: where the top-left corners of the
-    faces differ from each other."""
+Box = tuple[int, int, int, int]
+
+
+def _runs(profile: Vector, threshold: float) -> list[tuple[int, int]]:
+    """(start, end) of each run of values above ``threshold`` (end exclusive)."""
+    above = np.concatenate([[False], profile > threshold, [False]])
+    edges = np.flatnonzero(above[1:] != above[:-1])
+    return [(int(edges[i]), int(edges[i + 1])) for i in range(0, len(edges), 2)]
+
+
+def _index_layout(faces: list[Image]) -> list[Box]:
+    """The corner index in CANON pixels as [rank box, suit box] (or one box for both).
+
+    Where the top-left corners of the faces differ from each other is the index, and further
+    in, the pips and pictures. The index is the first band of such columns from the edge;
+    within it, the first band of rows is the rank sign and the second the suit sign. Scoring
+    the two apart makes the suit sign, small beside the rank, weigh as much as the rank.
+    """
     w, h = CANON
-    cw, ch = int(w * 0.32), int(h * 0.38)
+    cw, ch = int(w * 0.36), int(h * 0.40)
     stack = np.stack([cv2.cvtColor(f[:ch, :cw], cv2.COLOR_BGR2GRAY) for f in faces]).astype(
         np.float32)
     spread = stack.std(axis=0)
-    ys, xs = np.nonzero(spread > 0.5 * float(spread.max()))
-    if len(xs) < 10:
-        return 0, 0, int(w * 0.22), int(h * 0.31)
-    x0, x1 = max(int(xs.min()) - 1, 0), min(int(xs.max()) + 2, cw)
-    y0, y1 = max(int(ys.min()) - 1, 0), min(int(ys.max()) + 2, ch)
-    return x0, y0, x1, y1
-
-
-def _split_index(faces: list[Image], box: tuple[int, int, int, int]
-                 ) -> list[tuple[int, int, int, int]]:
-    """The index box cut into the rank (top) and the suit (below it), at the emptiest row in
-    its middle: the two signs are then scored separately, so a suit sign, small beside the
-    rank, weighs as much as the rank."""
-    x0, y0, x1, y1 = box
-    ink = np.stack([255.0 - cv2.cvtColor(f[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
-                    for f in faces]).mean(axis=(0, 2))
-    h = y1 - y0
-    lo, hi = int(h * 0.3), int(h * 0.75)
-    if hi - lo < 2:
-        return [box]
-    cut = y0 + lo + int(np.argmin(ink[lo:hi]))
-    return [(x0, y0, x1, cut + 1), (x0, cut, x1, y1)]
+    fallback: list[Box] = [(0, 0, int(w * 0.22), int(h * 0.31))]
+    if float(spread.max()) <= 0:
+        return fallback
+    columns = spread.mean(axis=0)
+    # The index lies within the outer half of this corner region; the pips further in may
+    # differ between cards more than the index does.
+    near = float(columns[: cw // 2].max())
+    col_runs = [r for r in _runs(columns, 0.35 * near) if r[1] - r[0] >= 2]
+    if not col_runs:
+        return fallback
+    x0, x1 = max(col_runs[0][0] - 1, 0), min(col_runs[0][1] + 1, cw)
+    rows = spread[:, x0:x1].mean(axis=1)
+    row_runs = [r for r in _runs(rows, 0.3 * float(rows.max())) if r[1] - r[0] >= 2]
+    if not row_runs:
+        return fallback
+    y0 = max(row_runs[0][0] - 1, 0)
+    if len(row_runs) == 1:
+        return [(x0, y0, x1, min(row_runs[0][1] + 1, ch))]
+    r1, (s0, s1) = row_runs[0][1], row_runs[1]
+    cut = r1 + int(np.argmin(rows[r1:s0])) if s0 > r1 else r1
+    return [(x0, y0, x1, cut + 1), (x0, cut, x1, min(s1 + 1, ch))]
 
 
 class Recogniser:
@@ -123,8 +138,9 @@ class Recogniser:
         canon = {k: np.asarray(cv2.resize(v, CANON, interpolation=cv2.INTER_AREA), np.uint8)
                  for k, v in deck.faces.items()}
         back = np.asarray(cv2.resize(deck.back, CANON, interpolation=cv2.INTER_AREA), np.uint8)
-        self.box = _index_box(list(canon.values()))
-        self.parts = _split_index(list(canon.values()), self.box)
+        self.parts = _index_layout(list(canon.values()))
+        self.box = (min(p[0] for p in self.parts), min(p[1] for p in self.parts),
+                    max(p[2] for p in self.parts), max(p[3] for p in self.parts))
         # Row 2i: face i upright; row 2i+1: face i upside down. Corner signs and details are
         # kept at several degrees of blur (_BLURS): a defocused card is compared with
         # templates defocused as much, or a blurred spade looks more like a sharp club.
@@ -178,7 +194,8 @@ class Recogniser:
         for k, part in enumerate(self.parts):
             a = self._match(prepared, self._corners[blur][k][rows], part)
             b = self._match(turned, self._corners[blur][k][others], part)
-            scores = scores + np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6
+            weight = _PART_WEIGHTS[min(k, len(_PART_WEIGHTS) - 1)]
+            scores = scores + weight * (np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6)
         per_short = scores.reshape(-1, 2).max(axis=1)
         order = np.argsort(-per_short)
         top_score = float(per_short[order[0]])
@@ -203,7 +220,8 @@ class Recogniser:
         flat = win.reshape(n * n, size)
         sums = flat.sum(axis=1)
         squares = np.einsum("ij,ij->i", flat, flat)
-        spread = np.sqrt(np.maximum(squares - sums * sums / size, 1e-6))
+        # A flat window (under one grey level of spread) matches nothing.
+        spread = np.sqrt(np.maximum(squares - sums * sums / size, float(size)))
         return np.asarray(((flat @ templates.T) / spread[:, None]).max(axis=0), np.float32)
 
     def look(self, frame: Image, quad: Vector) -> Vector:
