@@ -263,7 +263,7 @@ class Hand:
     def _verify(self, action: Action) -> Resolved:
         self._require_betting()
         resolved = self._round.resolve(action)
-        if action.seat != self.to_act and action.seat in self._held:
+        if action.seat in self._held and action.seat != self.to_act:
             raise IllegalAction(f"seat {action.seat} already has an action out of turn "
                                 "waiting", rule=cite.OUT_OF_TURN)
         return resolved
