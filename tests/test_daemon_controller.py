@@ -95,15 +95,25 @@ def subscriber(ctx: zmq.Context[Any], endpoint: str) -> zmq.Socket[Any]:
 
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[Rig]:
+    yield from make_rig(tmp_path, frozenset({"rfid"}))
+
+
+@pytest.fixture
+def camera_rig(tmp_path: Path) -> Iterator[Rig]:
+    yield from make_rig(tmp_path, frozenset({"rfid", "camera"}))
+
+
+def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
     ctx: zmq.Context[Any] = zmq.Context()
     clock = SimClock()
     table = Table(GameConfig(small_blind=1, big_blind=2), seats=6)
     for seat in (1, 2, 3):
         table.sit(seat, 100)
     table.set_button(1)
-    monitor = DealingMonitor(table, config=MonitorConfig(sensors=frozenset({"rfid"})))
+    monitor = DealingMonitor(table, config=MonitorConfig(sensors=sensors))
     sim = SimTable(clock=clock, seed=7, deal_order=monitor.deal_order,
-                   first_order=(parse_card("As"), parse_card("Kd")))
+                   first_order=(parse_card("As"), parse_card("Kd")),
+                   camera="camera" in sensors)
     journal = Journal.open(tmp_path / "journal.sqlite", busy_timeout=0.02)
     bus = EventBus(public=f"ipc://{tmp_path}/public", floor=f"ipc://{tmp_path}/floor",
                    context=ctx)
@@ -341,3 +351,28 @@ def test_showdown_and_a_floor_void(rig: Rig) -> None:
     journal.close()
     rig.events()
     assert not [e for t, e in rig.seen_public if t == "alert"]  # a clean hand: no alerts
+
+
+def test_an_exposed_card_is_public_a_hole_card_is_not(camera_rig: Rig) -> None:
+    """With the camera: the third card of the deal lands face up (EXPOSED_CARD_REPLACE). Every
+    player saw it, so the public channel shows it; the face-down cards stay hidden."""
+    rig = camera_rig
+    assert rig.ask({"cmd": "sim_press"})["ok"]
+    rig.settle()
+    order = rig.controller.monitor.deal_order()
+    assert order == (2, 3, 1)
+    placed = []
+    for seat, face in zip(order, (Face.DOWN, Face.DOWN, Face.UP), strict=True):
+        pc = rig.sim.model.draw_top()
+        rig.sim.dealer.put(pc, f"seat{seat}", face)
+        placed.append(str(pc.card))
+        rig.settle(0.6)
+    rig.events()
+    floor = [e for t, e in rig.seen_floor if t == "alert"]
+    public = [e for t, e in rig.seen_public if t == "alert"]
+    assert [e["code"] for e in floor] == ["EXPOSED_CARD_REPLACE"], floor
+    assert floor[0]["cards"] == [placed[2]] and floor[0]["seat"] == 1
+    assert public == floor  # the exposed card is public; no hole card is named
+    assert placed[0] not in json.dumps(public) and placed[1] not in json.dumps(public)
+    assert rig.controller.outputs is not None
+    assert rig.controller.outputs.showing is Severity.FIX  # amber

@@ -64,10 +64,11 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
            closers: list[Callable[[], None]]) -> Controller:
     table = build_table(config)
     monitor_config = config.table.monitor
-    if sim:  # the simulated table has the RFID reader (the camera is not simulated here)
+    if sim:  # the simulator covers no shuffler tray
         from table_controller.monitor import MonitorConfig
 
-        monitor_config = MonitorConfig(rules=monitor_config.rules, sensors=frozenset({"rfid"}),
+        monitor_config = MonitorConfig(rules=monitor_config.rules,
+                                       sensors=monitor_config.sensors,
                                        settle_time=monitor_config.settle_time,
                                        stub_visible=False)
     monitor = DealingMonitor(table, config=monitor_config)
@@ -95,7 +96,9 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
         sim_table = SimTable(clock=SimClock(),
                              seed=config.sim.seed if sim_seed is None else sim_seed,
                              move_interval=config.sim.move_interval,
-                             deal_order=monitor.deal_order, first_order=config.sim.deck_order)
+                             deal_order=monitor.deal_order, first_order=config.sim.deck_order,
+                             rfid="rfid" in monitor_config.sensors,
+                             camera="camera" in monitor_config.sensors)
         closers.append(sim_table.close)
         sensors = sim_table.sensors
         outputs = sim_table.outputs()

@@ -2,9 +2,11 @@
 
 The devices are the simulator's (:mod:`hw_sim.wiring`): the virtual RFID controller on a pty read
 by the REAL serial link and reader, the shuffler's green button bouncing on a simulated GPIO pin
-and debounced by the REAL :class:`~firmware_bridge.button.ShufflerButton`; lamps and buzzer are
-driven on the same simulated GPIO. The controller polls them through the same
-:class:`~table_controller.daemon.controller.Sensor` interface as a table's devices.
+and debounced by the REAL :class:`~firmware_bridge.button.ShufflerButton`, and optionally the
+virtual camera whose rendered frames go through the REAL vision code
+(:mod:`hw_sim.camera_chain`); lamps and buzzer are driven on the same simulated GPIO. The
+controller polls them through the same :class:`~table_controller.daemon.controller.Sensor`
+interface as a table's devices.
 
 A simulated dealer moves the cards, one card per :attr:`SimTable.move_interval` simulated
 seconds, so each card is seen before the next (as a real dealer's hands take time). It is told
@@ -46,7 +48,8 @@ class SimTable:
 
     def __init__(self, *, clock: SimClock, seed: int = 1, move_interval: float = 0.3,
                  deal_order: Callable[[], tuple[int, ...]] = tuple,
-                 first_order: Sequence[Card] = ()) -> None:
+                 first_order: Sequence[Card] = (), rfid: bool = True,
+                 camera: bool = False) -> None:
         self.clock = clock
         self.move_interval = move_interval
         self.deal_order = deal_order
@@ -54,7 +57,14 @@ class SimTable:
         self.dealer = Dealer(self.model, rng=random.Random(f"dealer:{seed}"),
                              after_move=self._pause)
         self.deck_rng = random.Random(seed)
-        self.rfid = wiring.build_pty_rfid(self.model, clock, seed=seed)
+        if not rfid and not camera:
+            raise ValueError("the simulated table needs the RFID reader, the camera or both")
+        self.rfid = wiring.build_pty_rfid(self.model, clock, seed=seed) if rfid else None
+        self.camera: Any = None
+        if camera:
+            from hw_sim.camera_chain import build_camera  # OpenCV: only when simulated
+
+            self.camera = build_camera(self.model, seed=seed)
         self.button = wiring.build_button(clock, random.Random(f"button:{seed}"))
         self._buffer: list[Observation] = []
         self._deck_fresh = False
@@ -65,8 +75,9 @@ class SimTable:
     # ------------------------------------------------------------------ sensors
     @property
     def sensors(self) -> list[Any]:
-        """What the controller polls: the dealer's hands first, then the RFID chain."""
-        return [self, self.rfid]
+        """What the controller polls: the dealer's hands first (and the button), then the RFID
+        chain and the camera chain."""
+        return [chain for chain in (self, self.rfid, self.camera) if chain is not None]
 
     def outputs(self) -> AlertOutputs:
         """Lamps and buzzer on the simulated GPIO (docs/wiring.md pins)."""
@@ -104,8 +115,9 @@ class SimTable:
     def close(self) -> None:
         if self._job is not None:
             self._job.cancel()
-        self.rfid.close()
-        self.button.close()
+        for chain in (self.rfid, self.camera, self.button):
+            if chain is not None:
+                chain.close()
 
     # ------------------------------------------------------------------ the dealer
     def _deck(self, top: Sequence[Card] = ()) -> list[Card]:
