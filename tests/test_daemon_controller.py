@@ -120,7 +120,7 @@ def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
     console = ConsoleServer(f"ipc://{tmp_path}/console", context=ctx)
     controller = Controller(monitor=monitor, sensors=sim.sensors, journal=journal, bus=bus,
                             console=console, outputs=sim.outputs(), clock=clock,
-                            commands=sim.commands())
+                            commands=sim.commands(), extra_status=sim.status)
     journal.start_run(t=clock(), wall="2026-11-30T12:00:00.000+00:00", table_name="test",
                       config="{}")
     public = subscriber(ctx, bus.public_endpoint)
@@ -151,6 +151,7 @@ def test_a_misdeal_then_a_hand_played_out(rig: Rig) -> None:
     rig.settle()
     status = rig.ask({"cmd": "status"})
     assert status["hand"] == 1 and status["open_alerts"] == []
+    assert status["sim_busy"] is False
 
     # the dealer's first card goes to seat 3, the small blind is seat 2: misdeal
     card = rig.sim.model.draw_top()

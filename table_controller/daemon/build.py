@@ -87,6 +87,7 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
     sensors: list[Sensor] = []
     outputs: Any = None
     commands = None
+    extra_status = None
     devices: list[Callable[[], None]] = []  # closed by the controller after its sensors
     clock: Callable[[], float] = time.monotonic
     if sim:
@@ -103,6 +104,7 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
         sensors = sim_table.sensors
         outputs = sim_table.outputs()
         commands = sim_table.commands()
+        extra_status = sim_table.status
         clock = PacedClock(sim_table)
     else:
         sensors, outputs = _devices(config, closers, devices)
@@ -111,7 +113,8 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
                             wall_clock=lambda: datetime.now(UTC),
                             phh_context=Context(seat_count=config.table.seats,
                                                 table=config.table.name),
-                            commands=commands, also_close=devices)
+                            commands=commands, also_close=devices,
+                            extra_status=extra_status)
     journal.start_run(t=clock(), wall=controller.wall(clock()).isoformat(timespec="milliseconds"),
                       table_name=config.table.name,
                       config=_config_summary(config) if not sim else

@@ -80,7 +80,8 @@ class Controller:
                  wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
                  phh_context: Context | None = None,
                  commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None,
-                 also_close: Sequence[Callable[[], None]] = ()) -> None:
+                 also_close: Sequence[Callable[[], None]] = (),
+                 extra_status: Callable[[], Mapping[str, Any]] | None = None) -> None:
         self.monitor = monitor
         self.table = monitor.table
         self.sensors = list(sensors)
@@ -91,6 +92,7 @@ class Controller:
         self.clock = clock
         self.phh_context = phh_context
         self.also_close = list(also_close)  # e.g. the GPIO backend, the deck registry
+        self.extra_status = extra_status  # e.g. whether the simulated dealer is busy
         self._wall_clock = wall_clock
         self.holes = HoleCards()
         self._hand: Hand | None = None
@@ -338,6 +340,7 @@ class Controller:
             "halted": self.monitor.halted,
             "open_alerts": [a.code for a in self.monitor.open_alerts],
             "stacks": {str(s): v for s, v in sorted(self.table.stacks.items())},
+            **(self.extra_status() if self.extra_status is not None else {}),
         }
 
     def _action(self, r: Mapping[str, Any], t: float) -> list[Alert]:

@@ -112,6 +112,10 @@ class SimTable:
     def busy(self) -> bool:
         return self._job is not None
 
+    def status(self) -> dict[str, Any]:
+        """For the console's status answer: ``sim_busy`` while the dealer is moving cards."""
+        return {"sim_busy": self.busy}
+
     def close(self) -> None:
         if self._job is not None:
             self._job.cancel()
