@@ -162,6 +162,12 @@ def test_journal_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "void (MISDEAL_WRONG_FIRST_SEAT)" in out[0] and "played" in out[1]
     assert main(["journal", str(path), "alerts", "--hand", "1"]) == 0
     assert json.loads(capsys.readouterr().out)["code"] == "MISDEAL_WRONG_FIRST_SEAT"
+    assert main(["journal", str(path), "observations", "--from", "100.8", "--to", "102.5"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(x["zone"], x["accepted"]) for x in lines] == [("seat2", True), ("pool", False)]
+    assert lines[0]["card"] == "As" and lines[1]["error"] == "unknown zone 'pool'"
+    assert main(["journal", str(path), "observations", "--hand", "1"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 4
     assert main(["journal", str(path), "show", "1"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["voided"] and shown["console"][0]["request"].startswith('{"cmd": "resolve"')

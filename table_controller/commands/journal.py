@@ -1,4 +1,5 @@
-"""``table-controller journal FILE hands|alerts|show N|export-phh N``: read a table's journal
+"""``table-controller journal FILE runs|hands|alerts|observations|show N|export-phh N``: read a
+table's journal
 (docs/running.md). The file is opened read-only, so it can be read while the controller runs.
 
 Exit status: 0 done; 1 no such hand, or the hand has no hand history (void or not finished);
@@ -20,6 +21,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sub.add_parser("hands", help="the hands of the run")
     alerts = sub.add_parser("alerts", help="the alerts of the run, or of one hand")
     alerts.add_argument("--hand", type=int, help="only this hand")
+    obs = sub.add_parser("observations", help="what the sensors saw, as JSON lines")
+    obs.add_argument("--hand", type=int, help="only during this hand")
+    obs.add_argument("--from", dest="start", type=float, metavar="T",
+                     help="from this monotonic time (the t of a hand or alert)")
+    obs.add_argument("--to", dest="end", type=float, metavar="T", help="up to this time")
     show = sub.add_parser("show", help="one hand: record, alerts, console requests")
     show.add_argument("hand", type=int)
     export = sub.add_parser("export-phh", help="write a hand's PHH history")
@@ -57,6 +63,12 @@ def run(args: argparse.Namespace) -> int:
         if args.what == "alerts":
             for a in journal.alerts(hand=args.hand, run=args.run):
                 print(json.dumps(a))
+            return 0
+        if args.what == "observations":
+            for o in journal.observations(start=args.start, end=args.end, hand=args.hand,
+                                          run=args.run):
+                print(json.dumps({"t": o.t, "time": o.wall, "hand": o.hand, "kind": o.kind,
+                                  **o.fields, "accepted": o.accepted, "error": o.error}))
             return 0
         hand = journal.hand(args.hand, run=args.run)
         if hand is None:

@@ -350,8 +350,10 @@ class Journal:
                  "error": r[5]} for r in rows]
 
     def observations(self, *, start: float | None = None, end: float | None = None,
-                     run: int | None = None) -> list[ObservationRecord]:
-        """Observations of ``run`` with ``start <= t <= end`` (monotonic seconds of that run)."""
+                     hand: int | None = None, run: int | None = None
+                     ) -> list[ObservationRecord]:
+        """Observations of ``run`` with ``start <= t <= end`` (monotonic seconds of that run),
+        of ``hand`` if given."""
         which = self._which(run)
         sql = ("SELECT id, run, hand, t, wall, kind, event, zone, source, key, card, face, deck, "
                "foreign_card, joker, online, detail, accepted, error FROM observations "
@@ -363,6 +365,9 @@ class Journal:
         if end is not None:
             sql += " AND t <= ?"
             params += (end,)
+        if hand is not None:
+            sql += " AND hand = ?"
+            params += (hand,)
         with self._read() as db:
             rows = db.execute(sql + " ORDER BY t, id", params).fetchall()
         names = ("event", "zone", "source", "key", "card", "face", "deck", "foreign", "joker",
