@@ -10,6 +10,12 @@ one of them is *active*. The RFID reader asks :meth:`DeckRegistry.identify` abou
 - a tag enrolled as a joker -> ``joker=True`` (rules.md §5 [003]: discarded and replaced, not a
   dealer error; alert ``JOKER``).
 
+A card normally has one tag. :meth:`DeckRegistry.add_tag` with ``replacement=True`` enrols a
+second tag for a card that already has one: a damaged card was replaced by a new one and the old
+card's tag was not retired. Both tags then identify as that card, so if the old card comes back
+to the table the two are seen as a duplicate (rules.md §5, ``DUPLICATE_CARD``), as they are.
+Re-enrolling the deck retires such extra tags.
+
 The registry is stored in SQLite (tables ``deck``, ``deck_tag`` and ``deck_meta``, so it can
 share a database file with other parts). :meth:`identify` never touches the database: it is one
 dictionary lookup in an in-memory table of precomputed answers, rebuilt whenever this registry
@@ -46,6 +52,12 @@ CREATE TABLE IF NOT EXISTS deck_tag (
     deck TEXT NOT NULL REFERENCES deck(name) ON DELETE CASCADE,
     card TEXT,  -- 'As' notation, NULL for a joker
     UNIQUE (deck, card)
+);
+CREATE TABLE IF NOT EXISTS deck_extra_tag (  -- a second tag for an enrolled card (add_tag)
+    uid BLOB PRIMARY KEY,
+    deck TEXT NOT NULL REFERENCES deck(name) ON DELETE CASCADE,
+    card TEXT NOT NULL,
+    added_at TEXT NOT NULL DEFAULT (datetime('now'))
 );
 """
 
@@ -98,6 +110,7 @@ class DeckInfo:
     active: bool
     missing: tuple[Card, ...]
     enrolled_at: str
+    extra_tags: int = 0  # second tags of enrolled cards (add_tag with replacement=True)
 
     @property
     def complete(self) -> bool:
@@ -225,6 +238,7 @@ class DeckRegistry:
                 raise DeckRegistryError(f"deck {name!r} not enrolled:\n  " + "\n  ".join(problems))
             with self._write():
                 self._db.execute("DELETE FROM deck_tag WHERE deck = ?", (name,))
+                self._db.execute("DELETE FROM deck_extra_tag WHERE deck = ?", (name,))
                 self._db.execute("INSERT OR REPLACE INTO deck (name) VALUES (?)", (name,))
                 self._db.executemany(
                     "INSERT INTO deck_tag (uid, deck, card) VALUES (?, ?, ?)",
@@ -232,6 +246,61 @@ class DeckRegistry:
                 if self._active_row() is None:
                     self._set_active(name)
             return self.deck(name)
+
+    @_db_errors
+    def add_tag(self, deck: str, uid: bytes, card: Card | None, *,
+                replacement: bool = False) -> TagEntry:
+        """Enrol one more tag in ``deck`` without re-enrolling it.
+
+        - ``replacement=False``: ``card`` has no tag in the deck yet (a card missing at an
+          ``allow_missing`` enrolment); ``card`` None adds a joker.
+        - ``replacement=True``: ``card`` already has a tag in the deck and ``uid`` becomes a
+          second one for it (a damaged card replaced, its old tag not retired). Both tags
+          identify as ``card`` and both are active while the deck is.
+
+        ``uid`` must not be enrolled in any deck. Raises :class:`DeckRegistryError` naming the
+        problem and leaves the registry as it was.
+        """
+        uid = bytes(uid)
+        if not uid:
+            raise DeckRegistryError("a tag UID cannot be empty")
+        with self._lock:
+            self.deck(deck)
+            owner = self.owner(uid)
+            if owner is not None:
+                raise DeckRegistryError(f"UID {format_uid(uid)} is already enrolled as "
+                                        f"{owner[1] or 'joker'} in deck {owner[0]!r}")
+            has_tag = card is not None and self._db.execute(
+                "SELECT 1 FROM deck_tag WHERE deck = ? AND card = ?",
+                (deck, str(card))).fetchone() is not None
+            if replacement:
+                if card is None:
+                    raise DeckRegistryError("a replacement tag needs a card; a joker is added "
+                                            "with replacement=False")
+                if not has_tag:
+                    raise DeckRegistryError(f"{card} has no tag in deck {deck!r} to replace; "
+                                            "add it with replacement=False")
+            elif has_tag:
+                raise DeckRegistryError(f"{card} already has a tag in deck {deck!r}; a second "
+                                        "tag for it needs replacement=True")
+            with self._write():
+                if replacement:
+                    self._db.execute(
+                        "INSERT INTO deck_extra_tag (uid, deck, card) VALUES (?, ?, ?)",
+                        (uid, deck, str(card)))
+                else:
+                    self._db.execute("INSERT INTO deck_tag (uid, deck, card) VALUES (?, ?, ?)",
+                                     (uid, deck, None if card is None else str(card)))
+            return TagEntry(uid=uid, card=card)
+
+    @_db_errors
+    def extra_tags(self, name: str) -> list[TagEntry]:
+        """The second tags of deck ``name``'s cards (:meth:`add_tag` with ``replacement``)."""
+        with self._lock:
+            self.deck(name)
+            rows = self._extra_rows(name)
+        entries = [TagEntry(uid=bytes(u), card=self._stored_card(u, c)) for u, _d, c in rows]
+        return sorted(entries, key=lambda e: (e.card.index if e.card else 0, e.uid))
 
     @_db_errors
     def remove(self, name: str) -> None:
@@ -289,9 +358,10 @@ class DeckRegistry:
             (jokers,) = self._db.execute(
                 "SELECT count(*) FROM deck_tag WHERE deck = ? AND card IS NULL",
                 (name,)).fetchone()
+            extra = len(self._extra_rows(name))
             return DeckInfo(name=name, cards=len(cards), jokers=int(jokers),
                             active=self._active == name, missing=tuple(missing_cards(cards)),
-                            enrolled_at=str(row[0]))
+                            enrolled_at=str(row[0]), extra_tags=extra)
 
     @_db_errors
     def tags(self, name: str) -> list[TagEntry]:
@@ -325,7 +395,26 @@ class DeckRegistry:
 
     def _owner_row(self, uid: bytes) -> tuple[str, str | None] | None:
         row = self._db.execute("SELECT deck, card FROM deck_tag WHERE uid = ?", (uid,)).fetchone()
+        if row is None:
+            row = next((r[1:] for r in self._extra_rows(uid=uid)), None)
         return None if row is None else (str(row[0]), row[1])
+
+    def _extra_rows(self, deck: str | None = None, *,
+                    uid: bytes | None = None) -> list[tuple[bytes, str, str]]:
+        """(uid, deck, card) of the extra tags (of ``deck``, or with ``uid``). A registry
+        file written before extra tags existed, opened read-only, has none."""
+        query = "SELECT uid, deck, card FROM deck_extra_tag"
+        args: tuple[str | bytes, ...] = ()
+        if deck is not None:
+            query, args = query + " WHERE deck = ?", (deck,)
+        elif uid is not None:
+            query, args = query + " WHERE uid = ?", (uid,)
+        try:
+            return self._db.execute(query, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise
 
     def _active_row(self) -> str | None:
         row = self._db.execute(
@@ -349,6 +438,7 @@ class DeckRegistry:
         try:
             active = self._active_row()
             rows = self._db.execute("SELECT uid, deck, card FROM deck_tag").fetchall()
+            rows += self._extra_rows()
         except sqlite3.Error as exc:
             raise DeckRegistryError(f"deck registry {self._path}: {exc}") from None
         answers: dict[bytes, TagIdentity] = {}
