@@ -7,11 +7,13 @@ down, never mirrored).
 1. Face or back, and a short list of likely faces: the whole card, shrunk to a coarse grey
    thumbnail, is correlated with the enrolled back and faces in both orientations. Backs and
    faces differ everywhere, so this is decided with a wide margin.
-2. Rank and suit from the corner index: the index box (found at enrolment as the part of the
-   top-left corner that differs between cards) is matched, allowing a shift of a couple of
-   pixels, against each short-listed card's index, in both corners (the top-left one and the
-   bottom-right one turned half a turn), so an upside-down card or glare on one corner does not
-   matter. The whole-card score is added with a smaller weight as support.
+2. Rank and suit from the corner index. At enrolment the index is found as the outermost band
+   of columns of the top-left corner that differ between cards, and within it the first two
+   bands of rows: the rank sign and the suit sign. Each sign is matched on its own (so the
+   small suit sign weighs as much as the rank), allowing a shift of a couple of pixels, against
+   each short-listed card's, in both corners (the top-left one and the bottom-right one turned
+   half a turn), so an upside-down card or glare on one corner does not matter. The
+   whole-card scores are added with a smaller weight as support.
 
 Templates are kept at three degrees of blur; each card is compared at the degree that fits it
 best, so a defocused spade is compared with defocused spades and clubs, not with sharp ones
