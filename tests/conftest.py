@@ -19,6 +19,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# Deterministic property tests: the same examples on every run and every machine (no example
+# database, no random seed). A run with more examples: HYPOTHESIS_PROFILE=thorough.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("thorough", settings.get_profile("deterministic"), max_examples=2000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 _ENABLED = os.environ.get("PHH_ROUND_TRIP", "1") != "0"
 _pending: list[tuple[Any, Any]] = []  # (hand, config) started since the last check
