@@ -11,6 +11,12 @@ analysed only when the table changed; while it stays still the camera keeps repo
 analysis saw (a real camera would show the same cards with fresh noise). The tracker still
 receives one sighting per frame, so its confirmation and drop counts work as on a table.
 
+The shuffler tray: the default layout (:func:`vision.layout.default_layout`) has no ``shuffler``
+zone. An installer can add one through the layout's zones (``[vision.zones]``; ``shuffler`` is a
+zone of the shared vocabulary); with ``stub_view`` the simulated camera is set up that way
+(:func:`stub_layout`: the tray at the dealer's right) and sees the top card of the stub, so a card
+lying face up on the stub shows (FACE_UP_IN_DECK). The rest of the stub is hidden under it.
+
 Sensor noise is off by default (see :func:`build_camera`). Not emulated: hands over the felt,
 motion blur, lighting changes, partly overlapping cards. A
 zone holds as many visible cards as its layout has slots (seat 2, board 5, burn 2, muck 2);
@@ -25,10 +31,11 @@ from functools import lru_cache
 
 from hw_sim import card_art
 from hw_sim.camera import SceneCard, VirtualCamera
-from hw_sim.table_model import TableModel
+from hw_sim.table_model import PhysicalCard, TableModel
 from table_controller.observations import Face, Observation
 from table_controller.zones import SHUFFLER
 from vision.analyse import FrameAnalyser, SeenCard
+from vision.layout import Slot, TableLayout, default_layout
 from vision.recognise import Recogniser
 from vision.templates import DeckTemplates, enroll_from_folder
 from vision.tracker import CardTracker
@@ -43,6 +50,20 @@ def sim_deck_templates() -> DeckTemplates:
     with tempfile.TemporaryDirectory(prefix="hw_sim_deck_") as folder:
         card_art.write_deck(folder)
         return enroll_from_folder(folder, "sim")
+
+
+def stub_layout() -> TableLayout:
+    """The default layout plus a ``shuffler`` zone over the shuffler's output tray, at the
+    dealer's right between the muck and the last seat (one slot: the stub's top card)."""
+    base = default_layout()
+    s = base.width / 1280.0
+    x, y = 760.0 * s, 655.0 * s
+    w, h = base.card_width + 24 * s, base.card_height + 24 * s
+    box = ((x - w / 2, y - h / 2), (x + w / 2, y - h / 2), (x + w / 2, y + h / 2),
+           (x - w / 2, y + h / 2))
+    return TableLayout(width=base.width, height=base.height, card_height=base.card_height,
+                       zones={**base.zones, SHUFFLER: box},
+                       slots={**base.slots, SHUFFLER: (Slot(x, y),)})
 
 
 @dataclass(slots=True)
@@ -70,8 +91,21 @@ class SlotKeeper:
             kept[pc.uid] = (pc.zone, free[0] if free else n - 1)
         self.places = kept
         # later cards are drawn over earlier ones (a pile shows its top card)
-        return [SceneCard(card=pc.card, zone=pc.zone, slot=kept[pc.uid][1],
-                          face_up=pc.face is Face.UP) for pc in felt]
+        scene = [SceneCard(card=pc.card, zone=pc.zone, slot=kept[pc.uid][1],
+                           face_up=pc.face is Face.UP) for pc in felt]
+        top = _stub_top(model, camera)
+        if top is not None:
+            scene.append(SceneCard(card=top.card, zone=SHUFFLER, slot=0,
+                                   face_up=top.face is Face.UP))
+        return scene
+
+
+def _stub_top(model: TableModel, camera: VirtualCamera) -> PhysicalCard | None:
+    """The stub's top card when the camera's layout covers the shuffler tray."""
+    if not camera.layout.slots.get(SHUFFLER):
+        return None
+    stub = model.stub
+    return stub[0] if stub else None
 
 
 @dataclass(slots=True)
@@ -115,9 +149,12 @@ class CameraChain:
         self.camera.close()
 
 
-def build_camera(model: TableModel, *, seed: int = 0, noise_sigma: float = 0.0) -> CameraChain:
+def build_camera(model: TableModel, *, seed: int = 0, noise_sigma: float = 0.0,
+                 stub_view: bool = False) -> CameraChain:
     """The camera chain. Sensor noise is off by default: generating it costs most of a frame's
-    rendering time, and the vision package's own tests cover recognition under noise."""
-    camera = VirtualCamera(seed=seed, noise_sigma=noise_sigma)
+    rendering time, and the vision package's own tests cover recognition under noise.
+    ``stub_view``: the camera's layout covers the shuffler tray (:func:`stub_layout`)."""
+    camera = VirtualCamera(layout=stub_layout() if stub_view else None, seed=seed,
+                           noise_sigma=noise_sigma)
     analyser = FrameAnalyser(Recogniser(sim_deck_templates()), layout=camera.layout)
     return CameraChain(model, camera, analyser, CardTracker())

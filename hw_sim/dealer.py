@@ -24,7 +24,7 @@ from hw_sim.table_model import ModelError, PhysicalCard, TableModel
 from table_controller.alerts import Alert, Severity
 from table_controller.cards import Card, parse_card
 from table_controller.observations import Face
-from table_controller.zones import BOARD, BURN, seat_zone
+from table_controller.zones import BOARD, BURN, MUCK, seat_zone
 
 STREET_CARDS = {"flop": 3, "turn": 1, "river": 1}
 _BURN_IN_REMEDY = re.compile(r"\b([2-9TJQKA][shdc]) is the burn card")
@@ -59,6 +59,11 @@ class Dealer:
 
     def flip(self, pc: PhysicalCard) -> None:
         self.model.flip(pc)
+        self.after_move()
+
+    def face_up_on_stub(self, pc: PhysicalCard) -> None:
+        """``pc`` lies face up on top of the stub (scenario ``card ... to = "shuffler"``)."""
+        self.model.face_up_on_stub(pc)
         self.after_move()
 
     # --- the procedure ------------------------------------------------------------------
@@ -118,11 +123,13 @@ class Dealer:
             self._missing_burn(alert)
         elif code == "JOKER":
             self._replace_joker()
+        elif code == "FACE_UP_IN_DECK":
+            self._discard_face_up()
         # warn / info / fault alerts need no card to move: the floor acknowledges them
 
     def _foreign(self, alert: Alert) -> None:
         """[000] [003]: remove the foreign card; if it reached a hand the hand is void."""
-        foreign = [pc for pc in self.model.felt if pc.deck != self.model.registry.active_deck]
+        foreign = [pc for pc in self.model.felt if pc.deck != self.model.active_deck]
         if any(pc.zone.startswith("seat") for pc in foreign) or "void" in alert.remedy.lower():
             self.collect()
             return
@@ -182,6 +189,15 @@ class Dealer:
         self.put(self._top(), BURN, Face.DOWN)
         for _ in street:
             self.put(self._top(), BOARD, Face.UP)
+
+    def _discard_face_up(self) -> None:
+        """[003]: a card found face up in the stub is discarded (to the muck, face down); the
+        deal goes on with the next card."""
+        face_up = [pc for pc in self.model.stub if pc.face is Face.UP]
+        if not face_up:
+            raise DealerError("FACE_UP_IN_DECK: no card lies face up in the stub")
+        for pc in face_up:
+            self.put(self.model.take_from_stub(pc), MUCK, Face.DOWN)
 
     def _replace_joker(self) -> None:
         """[003]: the joker is discarded and replaced by the next card."""

@@ -33,6 +33,7 @@ from hw_sim.dealer import Dealer, DealerError
 from hw_sim.expectations import RaisedAlert, RunRecord
 from hw_sim.scenario import (
     Actions,
+    ButtonReport,
     Deal,
     Fault,
     FlipCard,
@@ -50,6 +51,7 @@ from table_controller.alerts import Alert
 from table_controller.engine import EngineError
 from table_controller.monitor.records import MonitorError
 from table_controller.observations import Face, Observation
+from table_controller.zones import SHUFFLER
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +140,7 @@ class SimWorld:
         top = self.first_order if self.decks_dealt == 0 else ()
         self.decks_dealt += 1
         self.deck_fresh = True
-        return shuffled_deck(self.deck_rng, top)
+        return shuffled_deck(self.deck_rng, top, self.model.deck_faces())
 
 
 @dataclass(slots=True)
@@ -180,7 +182,8 @@ class ScenarioRunner:
             # the table or the controller refused the step: name it, keep the state
             self.record.errors.append(f"step {step.number}: {exc}")
             return False
-        self.settle(self.timing.action_settle if isinstance(step, Actions) else None)
+        console = isinstance(step, Actions | ButtonReport)
+        self.settle(self.timing.action_settle if console else None)
         return True
 
     def finish(self) -> RunRecord:
@@ -190,6 +193,7 @@ class ScenarioRunner:
     def close(self) -> None:
         for chain in self.chains:
             chain.close()
+        self.world.model.close()
 
     # --- steps --------------------------------------------------------------------------
 
@@ -210,6 +214,8 @@ class ScenarioRunner:
                 dealer.deal_hole(order)
             else:
                 dealer.deal_street(step.street)
+        elif isinstance(step, PlaceCard) and step.to == SHUFFLER:
+            dealer.face_up_on_stub(self._stub_card_for(step))
         elif isinstance(step, PlaceCard):
             dealer.put(self._card_for(step), step.to, Face(step.face))
         elif isinstance(step, MoveCard):
@@ -221,6 +227,9 @@ class ScenarioRunner:
             for action in step.actions:
                 self.emit(self.controller.console(action, self.world.clock()))
                 self.settle(self.timing.action_settle)
+        elif isinstance(step, ButtonReport):
+            self.emit(self.controller.console(ScenarioAction(step.seat, "button"),
+                                              self.world.clock()))
         elif isinstance(step, Resolve):
             self.resolve(step.code)
         elif isinstance(step, Showdown):
@@ -243,6 +252,19 @@ class ScenarioRunner:
         if step.foreign:
             return model.new_foreign(step.card)
         return model.draw(step.card)
+
+    def _stub_card_for(self, step: PlaceCard) -> PhysicalCard:
+        """The card found face up on the stub: the top card ("next"), the named card of the
+        deck wherever it lay in the stub, or a card brought in (copy, foreign, joker)."""
+        model = self.world.model
+        if step.is_next:
+            stub = model.stub
+            if not stub:
+                raise StepError("card = \"next\" to the shuffler: the stub is empty")
+            return stub[0]
+        if step.card is not None and not (step.copy or step.foreign):
+            return model.find_in_stub(step.card)
+        return self._card_for(step)
 
     def resolve(self, code: str) -> None:
         """The dealer carries out the remedy of the last open alert with ``code``; the floor
@@ -301,7 +323,7 @@ def build_runner(scenario: Scenario, *, listeners: Listeners | None = None) -> S
     from hw_sim import wiring  # the real parts are imported only when a run is built
 
     clock = SimClock()
-    model = TableModel()
+    model = TableModel(missing=scenario.deck_missing, extra=scenario.deck_extra)
     dealer = Dealer(model, rng=random.Random(f"dealer:{scenario.deck_seed}"))
     world = SimWorld(clock=clock, model=model, dealer=dealer,
                      deck_rng=random.Random(scenario.deck_seed),
@@ -309,11 +331,13 @@ def build_runner(scenario: Scenario, *, listeners: Listeners | None = None) -> S
     controller = wiring.build_controller(scenario)
     chains: list[SensorChain] = []
     if "rfid" in scenario.table.sensors:
-        chains.append(wiring.build_pty_rfid(model, clock, seed=scenario.deck_seed))
+        chains.append(wiring.build_pty_rfid(model, clock, seed=scenario.deck_seed,
+                                            stub_antenna=wiring.stub_antenna(scenario)))
     if "camera" in scenario.table.sensors:
         from hw_sim.camera_chain import build_camera  # OpenCV: only when a camera is simulated
 
-        chains.append(build_camera(model, seed=scenario.deck_seed))
+        # the simulated camera's layout covers the shuffler tray: it sees the stub's top card
+        chains.append(build_camera(model, seed=scenario.deck_seed, stub_view=True))
     button = wiring.build_button(clock, random.Random(f"button:{scenario.deck_seed}"))
     chains.append(button)
     # Still long enough after each movement for a removal to outlast the reader's hold time

@@ -6,6 +6,11 @@ from 1 in file order) and what is wrong; ``table-controller sim`` turns it into 
 
 Unknown keys are refused rather than ignored: a misspelt ``too = "seat3"`` would otherwise
 silently change what a scenario tests.
+
+Keys beyond the shared spec (it allows more; docs/simulator.md documents them): ``[deck]
+missing`` / ``extra`` (a short or over-full deck), ``card`` steps ``to = "shuffler"`` with
+``face = "up"`` (a card found face up on the stub), the action ``"SEAT time"`` (the clock called
+on the seat ran out) and the step ``button = SEAT`` (the console reports the dealer button).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Any
 
 from table_controller.alerts import CATALOGUE
 from table_controller.cards import Card, CardError, parse_card
-from table_controller.zones import BOARD, BURN, MUCK
+from table_controller.zones import BOARD, BURN, MUCK, SHUFFLER
 
 GAMES = ("nlhe", "plhe", "flhe")
 RULE_PROFILES = ("tda", "house")
@@ -26,10 +31,12 @@ SENSORS = ("rfid", "camera")
 STREETS = ("hole", "flop", "turn", "river")
 FACES = ("up", "down")
 FAULTS = ("serial_garbage", "serial_unplug", "tag_dropout", "camera_freeze")
-ACTION_KINDS = ("fold", "check", "call", "bet", "raise", "allin")
+ACTION_KINDS = ("fold", "check", "call", "bet", "raise", "allin", "time")
 STEP_KINDS = (
     "green_button", "deal", "card", "move", "flip", "actions", "resolve", "showdown", "fault",
+    "button",
 )
+MAX_EXTRA = 8  # [deck] extra: more would be a second deck, not a fouled one
 MIN_SEATS, MAX_SEATS = 2, 10
 
 
@@ -54,7 +61,9 @@ class TableSpec:
 
 @dataclass(frozen=True, slots=True)
 class ScenarioAction:
-    """One betting action: ``"5 raise 6"`` -> seat 5, kind ``raise``, amount 6 ("raise to")."""
+    """One betting action: ``"5 raise 6"`` -> seat 5, kind ``raise``, amount 6 ("raise to").
+    Kind ``time``: the clock called on the seat ran out (rules.md §3, [002 #24]); ``button``
+    (from a ``button`` step): the console reports the dealer button on the seat."""
 
     seat: int
     kind: str
@@ -130,7 +139,17 @@ class Fault:
     kind: str
 
 
-Step = GreenButton | Deal | PlaceCard | MoveCard | FlipCard | Actions | Resolve | Showdown | Fault
+@dataclass(frozen=True, slots=True)
+class ButtonReport:
+    """``button = 4``: the dealer console (or the camera) reports the dealer button on seat 4;
+    the controller compares it with the rotation (MISDEAL_BUTTON_POSITION, [000] [003])."""
+
+    number: int
+    seat: int
+
+
+Step = (GreenButton | Deal | PlaceCard | MoveCard | FlipCard | Actions | Resolve | Showdown
+        | Fault | ButtonReport)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +189,8 @@ class Scenario:
     steps: tuple[Step, ...]
     expectations: tuple[Expectation, ...] = ()
     result: ResultSpec = field(default_factory=ResultSpec)
+    deck_missing: tuple[Card, ...] = ()  # [deck] missing: cards the shuffler's deck lacks
+    deck_extra: tuple[Card, ...] = ()  # [deck] extra: second cards of these faces in the deck
 
 
 # --- parsing -------------------------------------------------------------------------------
@@ -257,13 +278,14 @@ class _Parser:
         name = self.string("name", data["name"]) if "name" in data else ""
         players = self.players(data["players"])
         table = self.table_spec(data["table"], players)
-        seed, order = self.deck(data["deck"])
+        seed, order, missing, extra = self.deck(data["deck"])
         steps = self.steps(data["step"], table, players)
         expectations = self.expectations(data.get("expect", []), table, len(steps))
         result = self.result(data["result"], players) if "result" in data else ResultSpec()
         return Scenario(path=self.source, name=name, table=table, players=players,
                         deck_seed=seed, deck_order=order, steps=steps,
-                        expectations=expectations, result=result)
+                        expectations=expectations, result=result,
+                        deck_missing=missing, deck_extra=extra)
 
     def players(self, value: Any) -> dict[int, int]:
         section = self.table("[players]", value)
@@ -310,22 +332,36 @@ class _Parser:
         return TableSpec(seats=seats, game=game, small_blind=sb, big_blind=bb, ante=ante,
                          button=button, rules=rules, sensors=sensors)
 
-    def deck(self, value: Any) -> tuple[int, tuple[Card, ...]]:
+    def card_list(self, where: str, value: Any) -> tuple[Card, ...]:
+        """A list of distinct cards such as ``["As", "Kd"]``."""
+        if not isinstance(value, list):
+            raise self.fail(where, "must be a list of cards such as [\"As\", \"Kd\"]")
+        cards = tuple(self.card(f"{where} item {i}", c) for i, c in enumerate(value, 1))
+        seen: set[Card] = set()
+        for c in cards:
+            if c in seen:
+                raise self.fail(where, f"{c} is listed twice")
+            seen.add(c)
+        return cards
+
+    def deck(self, value: Any) -> tuple[int, tuple[Card, ...], tuple[Card, ...],
+                                        tuple[Card, ...]]:
         d = self.table("[deck]", value)
-        self.keys("[deck]", d, ("seed", "order"))
+        self.keys("[deck]", d, ("seed", "order", "missing", "extra"))
         if "seed" not in d:
             raise self.fail("[deck]", "missing key 'seed'")
         seed = self.integer("[deck] seed", d["seed"])
-        order_raw = d.get("order", [])
-        if not isinstance(order_raw, list):
-            raise self.fail("[deck] order", "must be a list of cards such as [\"As\", \"Kd\"]")
-        order = tuple(self.card(f"[deck] order item {i}", c) for i, c in enumerate(order_raw, 1))
-        seen: set[Card] = set()
-        for c in order:
-            if c in seen:
-                raise self.fail("[deck] order", f"{c} is listed twice")
-            seen.add(c)
-        return seed, order
+        order = self.card_list("[deck] order", d.get("order", []))
+        missing = self.card_list("[deck] missing", d.get("missing", []))
+        extra = self.card_list("[deck] extra", d.get("extra", []))
+        if len(extra) > MAX_EXTRA:
+            raise self.fail("[deck] extra", f"{len(extra)} cards: at most {MAX_EXTRA}")
+        for c in missing:
+            if c in extra:
+                raise self.fail("[deck]", f"{c} is both missing and extra")
+            if c in order:
+                raise self.fail("[deck] order", f"{c} is missing from the deck ([deck] missing)")
+        return seed, order, missing, extra
 
     def steps(self, value: Any, table: TableSpec,
               players: dict[int, int]) -> tuple[Step, ...]:
@@ -333,16 +369,20 @@ class _Parser:
             raise self.fail("top level", "'step' must be one or more [[step]] entries")
         return tuple(self.step(n, raw, table, players) for n, raw in enumerate(value, 1))
 
-    def zone(self, where: str, value: Any, table: TableSpec) -> str:
+    def zone(self, where: str, value: Any, table: TableSpec, *,
+             shuffler: bool = False) -> str:
+        """A felt zone; with ``shuffler`` also ``"shuffler"`` (the stub, ``card`` steps)."""
         z = self.string(where, value)
-        if z in (BOARD, BURN, MUCK):
+        if z in (BOARD, BURN, MUCK) or (shuffler and z == SHUFFLER):
             return z
         if z.startswith("seat") and z[4:].isdigit():
             n = int(z[4:])
             if 1 <= n <= table.seats:
                 return z
             raise self.fail(where, f"{z!r}: the table has seats 1 to {table.seats}")
-        raise self.fail(where, f"{z!r} is not a zone (seat1..seat{table.seats}, board, burn, muck)")
+        also = ", shuffler" if shuffler else ""
+        raise self.fail(where, f"{z!r} is not a zone (seat1..seat{table.seats}, board, burn, "
+                               f"muck{also})")
 
     def step(self, n: int, raw: Any, table: TableSpec, players: dict[int, int]) -> Step:
         where = f"step {n}"
@@ -379,6 +419,10 @@ class _Parser:
                 raise self.fail(where, 'actions must be a non-empty list such as ["3 call"]')
             return Actions(n, tuple(self.action(f"{where} action {i}", a, players)
                                     for i, a in enumerate(value, 1)))
+        if kind == "button":
+            self.keys(where, s, ("button",))
+            return ButtonReport(n, self.integer(f"{where} button", value, low=1,
+                                                high=table.seats))
         if kind == "resolve":
             self.keys(where, s, ("resolve",))
             code = self.string(f"{where} resolve", value)
@@ -404,7 +448,7 @@ class _Parser:
         if "to" not in s:
             raise self.fail(where, "'card' needs 'to'")
         token = self.string(f"{where} card", s["card"])
-        to = self.zone(f"{where} to", s["to"], table)
+        to = self.zone(f"{where} to", s["to"], table, shuffler=True)
         copy = self.boolean(f"{where} copy", s.get("copy", False))
         foreign = self.boolean(f"{where} foreign", s.get("foreign", False))
         if copy and foreign:
@@ -419,6 +463,9 @@ class _Parser:
                                    f"not {token!r}")
         default = "up" if to == BOARD else "down"
         face = self.string(f"{where} face", s["face"], FACES) if "face" in s else default
+        if to == SHUFFLER and face != "up":
+            raise self.fail(where, 'to = "shuffler" needs face = "up" (a card found face up '
+                                   "on the stub); cards go back to the stub when a hand ends")
         return PlaceCard(n, card, joker, to, face, copy, foreign)
 
     def action(self, where: str, value: Any, players: dict[int, int]) -> ScenarioAction:

@@ -11,23 +11,34 @@ can bring in the odd cards a scenario asks for (scenario.md ``card`` step):
   §1), so its tag is enrolled but not active;
 - a *joker* (rules.md §5: discarded and replaced, not a dealer error).
 
-:class:`SimTagRegistry` is what the deck registry knows about these tags; it satisfies
-``firmware_bridge.tags.TagResolver`` so the real RFID reader can resolve UIDs against it.
+The tags go through the product's own deck registry (:class:`firmware_bridge.decks.DeckRegistry`,
+an in-memory SQLite database): the active deck ``A`` and the other deck ``B`` are enrolled with 52
+tags each, as ``table-controller deck enroll`` would; a copy is a second tag enrolled for a card
+of deck ``A`` (``add_tag(..., replacement=True)``: a replaced card whose old tag was not retired),
+a joker is a joker tag of deck ``A``, and a second foreign card of one face is a second tag of
+deck ``B``. The RFID reader resolves UIDs against :attr:`TableModel.registry` exactly as at a
+table.
+
+A deck can be short or over-full (scenario ``[deck] missing`` / ``extra``): missing cards are
+not in the shuffler at all, extra cards are copies (second tags) that the shuffler holds with
+the rest, hand after hand.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from firmware_bridge.tags import TagIdentity
+from firmware_bridge.decks import DeckRegistry, TagEntry
 from table_controller.cards import DECK, Card
 from table_controller.observations import Face
 from table_controller.zones import SHUFFLER, check_zone
 
 ACTIVE_DECK = "A"
 OTHER_DECK = "B"
+GONE = "gone"  # a card that is off the table (discarded, or the other deck in its box)
 _NXP = 0x04  # first UID byte of NXP tags (NTAG21x), the common casino inlay
 
 
@@ -66,31 +77,6 @@ class PhysicalCard:
         return f"PhysicalCard({self.label} {self.zone} {self.face.value} {self.uid_hex})"
 
 
-@dataclass(slots=True)
-class SimTagRegistry:
-    """UID -> identity for every tag the simulated table owns. ``identify`` answers like the
-    deck registry: an unknown UID is a tag of no enrolled deck."""
-
-    active_deck: str = ACTIVE_DECK
-    _tags: dict[bytes, tuple[Card | None, str, bool]] = field(default_factory=dict)
-
-    def enrol(self, card: PhysicalCard) -> None:
-        self._tags[card.uid] = (card.card, card.deck, card.joker)
-
-    def identify(self, uid: bytes) -> TagIdentity:
-        known = self._tags.get(bytes(uid))
-        if known is None:
-            return TagIdentity(card=None, deck=None, active=False)
-        card, deck, joker = known
-        return TagIdentity(card=card, deck=deck, active=deck == self.active_deck and not joker,
-                           joker=joker)
-
-    def enrolment(self) -> Iterator[tuple[bytes, Card | None, str, bool]]:
-        """(uid, card, deck, joker) for every tag, for loading a real deck registry."""
-        for uid, (card, deck, joker) in self._tags.items():
-            yield uid, card, deck, joker
-
-
 def _uid(deck_byte: int, index: int, serial: int) -> bytes:
     return bytes((_NXP, deck_byte, index & 0xFF, (serial >> 8) & 0xFF, serial & 0xFF, 0x5A, 0x81))
 
@@ -99,18 +85,25 @@ class TableModel:
     """Where every physical card is. Every change bumps :attr:`version`, so sensors that poll
     the model (the virtual RFID controller, the camera) know when to look again."""
 
-    def __init__(self) -> None:
-        self.registry = SimTagRegistry()
+    def __init__(self, *, missing: Iterable[Card] = (), extra: Iterable[Card] = ()) -> None:
+        self.registry = DeckRegistry.open(":memory:")
+        self.active_deck = ACTIVE_DECK
         self.version = 0
         self._serial = 0
         self._placements = 0
-        # The active deck's own 52 cards, one tag each, enrolled once like a real deck.
-        self._own: dict[Card, PhysicalCard] = {}
-        for card in DECK:
-            pc = PhysicalCard(uid=_uid(0xA0, card.index, 0), card=card, deck=ACTIVE_DECK)
-            self._own[card] = pc
-            self.registry.enrol(pc)
-        self._stub: list[PhysicalCard] = list(self._own.values())
+        # Both decks' own 52 cards, one tag each, enrolled like real decks (rules.md §1: two
+        # decks alternate at a table; the first enrolled is the active one).
+        self._own = {c: PhysicalCard(uid=_uid(0xA0, c.index, 0), card=c, deck=ACTIVE_DECK)
+                     for c in DECK}
+        self._other = {c: PhysicalCard(uid=_uid(0xB0, c.index, 0), card=c, deck=OTHER_DECK,
+                                       zone=GONE) for c in DECK}
+        for name, cards in ((ACTIVE_DECK, self._own), (OTHER_DECK, self._other)):
+            self.registry.enroll(name, [TagEntry(uid=pc.uid, card=c) for c, pc in cards.items()])
+        # What the shuffler holds: the deck less its lost cards, plus any extra copies.
+        lost = set(missing)
+        self._deck = [self._own[c] for c in DECK if c not in lost]
+        self._deck += [self.new_copy(c) for c in extra]
+        self._stub: list[PhysicalCard] = list(self._deck)
         self._felt: list[PhysicalCard] = []
 
     # --- what is where ------------------------------------------------------------------
@@ -144,14 +137,25 @@ class TableModel:
 
     # --- the shuffler -------------------------------------------------------------------
 
+    def deck_faces(self) -> list[Card]:
+        """The faces of the cards the shuffler holds between hands, in deck order (52 unless
+        the deck is short or over-full)."""
+        return sorted((c for pc in self._deck if (c := pc.card) is not None),
+                      key=lambda c: c.index)
+
     def load_deck(self, order: Sequence[Card]) -> None:
-        """The shuffler delivers a fresh deck in ``order`` (all 52 of the active deck). Every
-        card must be back from the felt first."""
+        """The shuffler delivers a fresh deck in ``order`` (every card of :meth:`deck_faces`
+        once). Every card must be back from the felt first."""
         if self._felt:
             raise ModelError(f"{len(self._felt)} card(s) still on the felt")
-        if sorted(order, key=lambda c: c.index) != list(DECK):
-            raise ModelError("a deck order must hold each of the 52 cards once")
-        self._stub = [self._own[c] for c in order]
+        if Counter(order) != Counter(self.deck_faces()):
+            raise ModelError(f"a deck order must hold each of the deck's "
+                             f"{len(self._deck)} cards once")
+        pool: dict[Card, list[PhysicalCard]] = {}
+        for pc in self._deck:
+            if pc.card is not None:
+                pool.setdefault(pc.card, []).append(pc)
+        self._stub = [pool[c].pop(0) for c in order]
         for pc in self._stub:
             pc.zone, pc.face = SHUFFLER, Face.DOWN
         self._changed()
@@ -177,20 +181,39 @@ class TableModel:
 
     def gather(self) -> None:
         """The dealer sweeps every card on the felt back into the shuffler. Cards that are not
-        the active deck's own (duplicates, foreign cards, jokers) leave the table."""
+        part of the deck (duplicates brought in, foreign cards, jokers) leave the table; the
+        deck's own extra copies (``[deck] extra``) stay with it."""
         for pc in list(self._felt):
             self._take_off_felt(pc)
-            if pc.deck == ACTIVE_DECK and not pc.copy and not pc.joker:
+            if pc in self._deck:
                 pc.zone, pc.face = SHUFFLER, Face.DOWN
                 self._stub.append(pc)
             else:
-                pc.zone = "gone"
+                pc.zone = GONE
         self._changed()
 
     def discard(self, pc: PhysicalCard) -> None:
         """A card leaves the table (a joker or a foreign card removed by the dealer)."""
         self._take_off_felt(pc)
-        pc.zone = "gone"
+        pc.zone = GONE
+        self._changed()
+
+    def take_from_stub(self, pc: PhysicalCard) -> PhysicalCard:
+        """``pc`` is lifted out of the stub wherever it lies (to be placed on the felt)."""
+        if pc not in self._stub:
+            raise ModelError(f"{pc.label} is not in the shuffler")
+        self._stub.remove(pc)
+        return pc
+
+    def face_up_on_stub(self, pc: PhysicalCard) -> None:
+        """``pc`` lies face up on top of the stub (a card found face up in the deck). A card
+        brought in (a copy, a foreign card, a joker) joins the stub there."""
+        if pc in self._felt:
+            raise ModelError(f"{pc.label} is on the felt ({pc.zone}), not in the shuffler")
+        if pc in self._stub:
+            self._stub.remove(pc)
+        self._stub.insert(0, pc)
+        pc.zone, pc.face = SHUFFLER, Face.UP
         self._changed()
 
     # --- taking cards -------------------------------------------------------------------
@@ -200,35 +223,53 @@ class TableModel:
             raise ModelError("the shuffler is empty")
         return self._stub.pop(0)
 
+    def find_in_stub(self, card: Card) -> PhysicalCard:
+        """The first card with that face in the stub (the deck's own before an extra copy)."""
+        for pc in self._stub:
+            if pc.card == card and not pc.joker:
+                return pc
+        where = self._own[card].zone
+        raise ModelError(f"{card} is not in the shuffler (it is "
+                         + ("off the table)" if where == GONE else f"on the felt: {where})"))
+
     def draw(self, card: Card) -> PhysicalCard:
-        """The active deck's own ``card``, taken out of the stub wherever it lies."""
-        pc = self._own[card]
-        if pc not in self._stub:
-            raise ModelError(f"{card} is not in the shuffler (it is on the felt: {pc.zone})")
+        """A card with that face taken out of the stub wherever it lies."""
+        pc = self.find_in_stub(card)
         self._stub.remove(pc)
         return pc
 
     def new_copy(self, card: Card) -> PhysicalCard:
-        """A second ``card`` of the active deck with a tag of its own (a duplicate)."""
+        """A second ``card`` of the active deck with a tag of its own (a duplicate): in the
+        registry a second tag of that card (a replaced card whose old tag was not retired)."""
         self._serial += 1
         pc = PhysicalCard(uid=_uid(0xA1, card.index, self._serial), card=card,
                           deck=ACTIVE_DECK, copy=True)
-        self.registry.enrol(pc)
+        self.registry.add_tag(ACTIVE_DECK, pc.uid, card, replacement=True)
         return pc
 
     def new_foreign(self, card: Card) -> PhysicalCard:
-        """``card`` from the table's other deck (enrolled, not active)."""
+        """``card`` from the table's other deck (enrolled, not active): that deck's own card
+        while it is off the table, else another card of that face with a second tag."""
+        own = self._other[card]
+        if own.zone == GONE:
+            own.face, own.placed = Face.DOWN, 0
+            return own
         self._serial += 1
-        pc = PhysicalCard(uid=_uid(0xB0, card.index, self._serial), card=card, deck=OTHER_DECK)
-        self.registry.enrol(pc)
+        pc = PhysicalCard(uid=_uid(0xB1, card.index, self._serial), card=card, deck=OTHER_DECK)
+        self.registry.add_tag(OTHER_DECK, pc.uid, card, replacement=True)
         return pc
 
     def new_joker(self) -> PhysicalCard:
+        """A joker of the active deck, enrolled as a joker tag."""
         self._serial += 1
         pc = PhysicalCard(uid=_uid(0xA2, 0xFF, self._serial), card=None, deck=ACTIVE_DECK,
                           joker=True)
-        self.registry.enrol(pc)
+        self.registry.add_tag(ACTIVE_DECK, pc.uid, None)
         return pc
+
+    def close(self) -> None:
+        """Close the deck registry's database."""
+        self.registry.close()
 
     # --- moving cards on the felt ----------------------------------------------------------
 
@@ -269,8 +310,14 @@ class TableModel:
         self.version += 1
 
 
-def shuffled_deck(rng: random.Random, top: Sequence[Card] = ()) -> list[Card]:
-    """A shuffled 52-card order whose first cards are ``top`` (scenario ``[deck] order``)."""
-    rest = [c for c in DECK if c not in set(top)]
+def shuffled_deck(rng: random.Random, top: Sequence[Card] = (),
+                  deck: Sequence[Card] = DECK) -> list[Card]:
+    """A shuffled order of ``deck`` (52 cards, or :meth:`TableModel.deck_faces`) whose first
+    cards are ``top`` (scenario ``[deck] order``)."""
+    rest = list(deck)
+    for c in top:
+        if c not in rest:
+            raise ModelError(f"{c} is not in the deck")
+        rest.remove(c)
     rng.shuffle(rest)
     return list(top) + rest

@@ -1,10 +1,12 @@
 """Build the real controller and the sensor chains a scenario runs through.
 
 - RFID: the table model's tags -> the virtual RFID controller -> the REAL
-  :class:`firmware_bridge.reader.RfidReader` (presence debouncing, tag resolution, zone map)
-  on the simulator's clock. With the serial link and the virtual controller on a pty present
-  (``firmware_bridge.link``, ``hw_sim.rfid_controller``) the bytes go over a real pyserial
-  connection; see :func:`build_rfid`.
+  :class:`firmware_bridge.reader.RfidReader` (presence debouncing, tag resolution against the
+  REAL deck registry the model enrolled, zone map) on the simulator's clock. With
+  ``stub_antenna`` an antenna also lies under the shuffler's output tray (antenna 13, zone
+  ``shuffler``) and reads every tag of the stub. The bytes go over a real pyserial connection
+  to the virtual controller on a pty (:func:`build_pty_rfid`); :func:`build_rfid` plays the
+  controller end in-process.
 - Button: a press with contact bounce on a simulated GPIO pin -> the REAL shuffler-button
   debouncer when it is present.
 - Controller: the REAL dealing monitor (``table_controller.monitor``) with the REAL rules engine.
@@ -61,15 +63,18 @@ class WiringError(RuntimeError):
 @dataclass(slots=True)
 class ModelAntennas:
     """What each antenna reads on the simulated table: the tags lying in its zone, minus those
-    a ``tag_dropout`` fault hides for a while."""
+    a ``tag_dropout`` fault hides for a while. With ``stub`` the shuffler tray's antenna reads
+    the stub too."""
 
     model: TableModel
     hidden: dict[bytes, float] = field(default_factory=dict)  # uid -> hidden until (sim s)
+    stub: bool = False
 
     def reads(self, now: float) -> dict[bytes, int]:
         """UID -> antenna for every tag read now."""
         out: dict[bytes, int] = {}
-        for pc in self.model.felt:
+        cards = self.model.felt + self.model.stub if self.stub else self.model.felt
+        for pc in cards:
             if self.hidden.get(pc.uid, 0.0) > now:
                 continue
             antenna = ZONE_ANTENNAS.get(pc.zone)
@@ -263,10 +268,11 @@ class PtyRfid:
 
 
 def build_pty_rfid(model: TableModel, clock: SimClock, *, seed: int = 0,
-                   config: ReaderConfig | None = None) -> PtyRfid:
+                   config: ReaderConfig | None = None, stub_antenna: bool = False) -> PtyRfid:
     """The RFID chain over a pty. Reader, link (heartbeat and silence timeouts) and the
     controller (scan and heartbeat times) all run on the simulator's clock, so both ends of
-    the link agree on time however fast the scenario runs."""
+    the link agree on time however fast the scenario runs. ``stub_antenna``: the shuffler
+    tray's antenna reads the stub."""
     outbox: list[Observation] = []
     reader = RfidReader(resolver=model.registry, config=config or ReaderConfig(),
                         sink=outbox.append, clock=clock)
@@ -278,7 +284,7 @@ def build_pty_rfid(model: TableModel, clock: SimClock, *, seed: int = 0,
     link = SerialLink(url=controller.path, listener=reader, clock=clock,
                       config=LinkConfig(rx_timeout=30.0))
     reader.bind(link.send)
-    chain = PtyRfid(ModelAntennas(model), controller, link, reader, outbox)
+    chain = PtyRfid(ModelAntennas(model, stub=stub_antenna), controller, link, reader, outbox)
     chain.start()
     return chain
 
@@ -341,6 +347,10 @@ def build_button(clock: SimClock, rng: random.Random) -> GreenButton:
 # --- the controller under test ----------------------------------------------------------------
 
 
+CONSOLE_KINDS = {"time": "time_expired"}
+"""Scenario action words that the monitor's console record names differently."""
+
+
 @dataclass(slots=True)
 class MonitorController:
     """Adapts the real :class:`table_controller.monitor.DealingMonitor` (with the engine's
@@ -355,9 +365,12 @@ class MonitorController:
         return list(self.monitor.observe(obs))
 
     def console(self, action: ScenarioAction, t: float) -> list[Alert]:
+        """A console record: a betting action, ``time`` (the clock called on the seat ran out,
+        rules.md §3 [002 #24]) or ``button`` (where the console reports the dealer button)."""
         records = importlib.import_module("table_controller.monitor")
+        kind = CONSOLE_KINDS.get(action.kind, action.kind)
         return list(self.monitor.console(records.ConsoleAction(
-            action.seat, action.kind, action.amount, t)))
+            action.seat, kind, action.amount, t)))
 
     def resolve(self, code: str, t: float) -> list[Alert]:
         return list(self.monitor.resolve(code, t))
@@ -398,6 +411,11 @@ def hand_end_json(end: Any) -> dict[str, Any]:
             "stacks": {str(s): v for s, v in sorted(end.stacks.items())}}
 
 
+def stub_antenna(scenario: Scenario) -> bool:
+    """Whether the simulated table reads the stub: with the RFID sensor, always (antenna 13)."""
+    return "rfid" in scenario.table.sensors
+
+
 def build_controller(scenario: Scenario) -> MonitorController:
     """The real engine table and dealing monitor, configured from the scenario's ``[table]``."""
     try:
@@ -417,6 +435,9 @@ def build_controller(scenario: Scenario) -> MonitorController:
     for seat, stack in scenario.players.items():
         table.sit(seat, stack)
     table.set_button(t.button)
+    # The simulated table's reader has an antenna under the shuffler tray, so the stub can be
+    # checked at each green button (DECK_INCOMPLETE, [003]).
     monitor = monitor_mod.DealingMonitor(
-        table, config=monitor_mod.MonitorConfig(rules=t.rules, sensors=frozenset(t.sensors)))
+        table, config=monitor_mod.MonitorConfig(rules=t.rules, sensors=frozenset(t.sensors),
+                                                stub_visible=stub_antenna(scenario)))
     return MonitorController(monitor, table)

@@ -351,7 +351,8 @@ def button_report(mon: DealingMonitor, action: ConsoleAction) -> list[Alert]:
 
 def deck_check(mon: DealingMonitor, t: float) -> list[Alert]:
     """At the green button, when the sensors see the stub: 52 distinct cards of the active
-    deck, no more, no less [003]."""
+    deck, no more, no less [003]. A card of the deck that the sensors see on the felt (left
+    there after the last hand) is accounted for: the check is about cards lost or doubled."""
     if not mon.config.stub_visible:
         return []
     stub = mon.fusion.picture.in_zone(SHUFFLER)
@@ -359,9 +360,13 @@ def deck_check(mon: DealingMonitor, t: float) -> list[Alert]:
         return []
     seen: dict[Card, int] = {}
     odd = 0
-    for tc in stub:
+    for tc in mon.fusion.picture:
         if tc.foreign:
             continue  # the other deck, waiting in the shuffler (rules.md §1: decks alternate)
+        if tc.zone != SHUFFLER:
+            if tc.card is not None and not tc.joker:
+                seen[tc.card] = seen.get(tc.card, 0) + 1
+            continue  # an unidentified card on the felt is the deal's business, not the deck's
         if tc.card is None or tc.joker:
             odd += 1
         else:

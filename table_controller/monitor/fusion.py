@@ -147,6 +147,10 @@ class SensorFusion:
             if tc.zone != obs.zone:
                 old = tc.zone
                 pic.move(tc, obs.zone, t)
+                if obs.zone == SHUFFLER:
+                    # back into the stub (a remedy, the gather): the reader cannot tell which
+                    # way up it went in; only the camera can, if it sees the stub's top
+                    tc.face = Face.UNKNOWN
                 if tc.camera_key is not None:
                     if pic.by_camera.get(tc.camera_key) is tc:
                         del pic.by_camera[tc.camera_key]
