@@ -1,11 +1,11 @@
 """The simulator's camera: renders the felt seen from above from a simple scene description.
 
 A scene is a list of :class:`SceneCard` (a card or None for an unknown card, its zone, its slot
-in the zone, face up or down). Each card lies in its slot of the default layout
-(:func:`vision.layout.default_layout`) turned and shifted a little, by an amount seeded from the
-camera's seed and the card's place, so a card that stays put stays put from frame to frame.
-Frames get uneven light and sensor noise. The camera serves frames through the vision package's
-frame-source interface (``read() -> Frame``) and can write a video file that
+in the zone, face up or down, and whether it is a joker). Each card lies in its slot of the
+default layout (:func:`vision.layout.default_layout`) turned and shifted a little, by an amount
+seeded from the camera's seed and the card's place, so a card that stays put stays put from
+frame to frame. Frames get uneven light and sensor noise. The camera serves frames through the
+vision package's frame-source interface (``read() -> Frame``) and can write a video file that
 ``cv2.VideoCapture`` reads back.
 
 It does not emulate: motion blur, hands over the table, overlapping cards, lens distortion.
@@ -34,7 +34,8 @@ from vision.sources import Frame
 @dataclass(frozen=True, slots=True)
 class SceneCard:
     """A card on the felt. ``card`` None: a card whose identity the model does not know (it is
-    drawn face down). ``rotation``/``offset`` override the seeded jitter when given."""
+    drawn face down), or with ``joker`` a joker (its face drawn when ``face_up``; rules.md §5).
+    ``rotation``/``offset`` override the seeded jitter when given."""
 
     card: Card | None
     zone: str
@@ -42,6 +43,19 @@ class SceneCard:
     face_up: bool = False
     rotation: float | None = None
     offset: tuple[float, float] | None = None
+    joker: bool = False
+
+    def __post_init__(self) -> None:
+        if self.joker and self.card is not None:
+            raise ValueError(f"a joker has no rank or suit (got card {self.card})")
+
+    def art(self) -> Image:
+        """The picture the camera sees of this card: its face, the joker's, or the back."""
+        if not self.face_up:
+            return card_art.back()
+        if self.joker:
+            return card_art.joker()
+        return card_art.face(self.card) if self.card is not None else card_art.back()
 
 
 class VirtualCamera:
@@ -91,8 +105,7 @@ class VirtualCamera:
         cards = self._scene if scene is None else tuple(scene)
         frame = self._felt.copy()
         for sc in cards:
-            art = card_art.face(sc.card) if sc.face_up and sc.card is not None else card_art.back()
-            render.paste(frame, art, self.quad_of(sc))
+            render.paste(frame, sc.art(), self.quad_of(sc))
         lit = np.clip(frame.astype(np.float32) * self._light, 0, 255).astype(np.uint8)
         rng = np.random.default_rng((self.seed, frame_index))
         return render.noise(lit, rng, self.noise_sigma)

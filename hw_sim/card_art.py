@@ -3,7 +3,10 @@
 Faces are white with a grey edge, the rank and suit index in the top-left corner and again,
 turned half a turn, in the bottom-right corner, and a large suit sign (or a framed court letter)
 in the middle; hearts and diamonds in red, spades and clubs in black. The back is a blue lattice
-inside a white border. Images are BGRA with transparent rounded corners, portrait, 63:88.
+inside a white border. The joker (rules.md §5: a joker in the deck is discarded and replaced) has
+no rank or suit: a purple star in two corners, a jester's head with a three-pointed cap in the
+middle and the word JOKER under it. Images are BGRA with transparent rounded corners, portrait,
+63:88.
 
 This design is deliberately different from the deck the vision benchmark is measured on, so the
 benchmark says nothing flattering about a design the code was tuned against.
@@ -114,6 +117,50 @@ def face(card: Card) -> Image:
     return _face_cached(card)
 
 
+_PURPLE = (140, 40, 120)
+_GOLD = (40, 170, 230)
+
+
+def _star(img: Image, cx: float, cy: float, r: float, colour: tuple[int, int, int]) -> None:
+    """A filled five-pointed star of outer radius ``r`` centred on (cx, cy), point up."""
+    pts = []
+    for k in range(10):
+        rad = r if k % 2 == 0 else r * 0.42
+        a = np.pi * (k / 5.0 - 0.5)
+        pts.append((round(cx + rad * np.cos(a)), round(cy + rad * np.sin(a))))
+    cv2.fillPoly(img, [np.array(pts, np.int32)], colour, cv2.LINE_AA)
+
+
+@lru_cache(maxsize=1)
+def joker() -> Image:
+    """The joker's face (BGRA, 180 x 252, read-only)."""
+    img = np.full((HEIGHT, WIDTH, 3), 255, np.uint8)
+    _star(img, 24, 30, 16, _PURPLE)
+    _star(img, WIDTH - 24, HEIGHT - 30, 16, _PURPLE)
+    cx = WIDTH // 2
+    # the cap: three points with bells, over a band
+    for tip, bell in (((40, 46), (36, 40)), ((cx, 28), (cx, 22)), ((WIDTH - 40, 46),
+                                                                    (WIDTH - 36, 40))):
+        cv2.fillPoly(img, [np.array([(cx - 40, 104), tip, (cx + 40, 104)], np.int32)],
+                     _RED if tip[0] != cx else _PURPLE, cv2.LINE_AA)
+        cv2.circle(img, bell, 7, _GOLD, -1, cv2.LINE_AA)
+    cv2.rectangle(img, (cx - 44, 98), (cx + 44, 110), _PURPLE, -1, cv2.LINE_AA)
+    # the face: a round head with eyes and a wide smile
+    cv2.circle(img, (cx, 142), 32, _GOLD, -1, cv2.LINE_AA)
+    cv2.circle(img, (cx - 12, 134), 4, _BLACK, -1, cv2.LINE_AA)
+    cv2.circle(img, (cx + 12, 134), 4, _BLACK, -1, cv2.LINE_AA)
+    cv2.ellipse(img, (cx, 146), (18, 12), 0, 10, 170, _BLACK, 3, cv2.LINE_AA)
+    # a ruff collar of dark triangles
+    for k in range(-3, 4):
+        x = cx + k * 14
+        cv2.fillPoly(img, [np.array([(x - 8, 174), (x + 8, 174), (x, 190)], np.int32)],
+                     _PURPLE, cv2.LINE_AA)
+    (tw, th), _ = cv2.getTextSize("JOKER", cv2.FONT_HERSHEY_DUPLEX, 1.0, 2)
+    cv2.putText(img, "JOKER", ((WIDTH - tw) // 2, 212 + th // 2), cv2.FONT_HERSHEY_DUPLEX, 1.0,
+                _BLACK, 2, cv2.LINE_AA)
+    return _finish(img)
+
+
 @lru_cache(maxsize=1)
 def back() -> Image:
     """The back (BGRA, 180 x 252, read-only)."""
@@ -127,7 +174,8 @@ def back() -> Image:
 
 
 def write_deck(folder: str) -> None:
-    """Write the design as an enrolment folder: ``As.png`` ... and ``back.png``."""
+    """Write the design as an enrolment folder: ``As.png`` ..., ``back.png`` and
+    ``joker.png``."""
     from pathlib import Path
 
     out = Path(folder)
@@ -135,3 +183,4 @@ def write_deck(folder: str) -> None:
     for card in DECK:
         cv2.imwrite(str(out / f"{card}.png"), face(card))
     cv2.imwrite(str(out / "back.png"), back())
+    cv2.imwrite(str(out / "joker.png"), joker())

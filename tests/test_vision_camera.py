@@ -124,6 +124,60 @@ def test_tracker_on_camera_frames_emits_rfid_like_observations(
         (CardEvent.FLIPPED, key, "8h", Face.UP)]
 
 
+JOKERS = [SceneCard(None, "board", 3, True, joker=True), SceneCard(None, "seat4", 0, True,
+                                                                   joker=True, rotation=180.0),
+          SceneCard(None, "muck", 0, True, joker=True), SceneCard(None, "seat4", 1, False,
+                                                                  joker=True)]
+
+
+def test_the_simulators_deck_includes_its_joker(tmp_path: Path) -> None:
+    card_art.write_deck(str(tmp_path))
+    assert (tmp_path / "joker.png").is_file()
+    deck = enroll_from_folder(tmp_path, "sim")
+    assert list(deck.jokers) == ["joker"] and not deck.missing()
+
+
+def test_a_joker_scene_card_draws_the_joker_face_up_and_a_back_face_down() -> None:
+    up, down = SceneCard(None, "board", 0, True, joker=True), JOKERS[3]
+    assert up.art() is card_art.joker() and down.art() is card_art.back()
+    assert SceneCard(parse_card("As"), "board", 0, True).art() is card_art.face(parse_card("As"))
+    assert SceneCard(None, "board", 0, True).art() is card_art.back()  # unknown card
+    with pytest.raises(ValueError, match="a joker has no rank or suit"):
+        SceneCard(parse_card("As"), "board", 0, True, joker=True)
+
+
+def test_face_up_jokers_are_read_as_jokers_among_cards(sim_recogniser: Recogniser) -> None:
+    """rules.md §5: a face-up joker on the board, on a seat (upside down) and in the muck is
+    read as "joker", next to real cards; a face-down joker is a back."""
+    for seed in (2, 8):
+        cam = VirtualCamera(seed=seed)
+        scene = [sc for sc in SCENE if (sc.zone, sc.slot) not in (("board", 3), ("muck", 0))]
+        scene += JOKERS
+        cam.set_scene(scene)
+        seen = FrameAnalyser(sim_recogniser, layout=cam.layout).analyse(cam.read().image)
+        got = sorted((s.zone or "-", s.label) for s in seen)
+        want = sorted((sc.zone, "joker" if sc.joker and sc.face_up
+                       else str(sc.card) if sc.face_up and sc.card else "back") for sc in scene)
+        assert got == want
+        assert all(s.card is None and s.face_up for s in seen if s.joker)
+
+
+def test_tracker_reports_a_joker_turned_up_on_the_board(sim_recogniser: Recogniser) -> None:
+    cam = VirtualCamera(seed=4)
+    analyser = FrameAnalyser(sim_recogniser, layout=cam.layout)
+    tracker = CardTracker(confirm_frames=2, deck="sim")
+    flop = [_c("As board 0 up"), _c("Kd board 1 up"), _c("Th board 2 up")]
+    events = []
+    for scene in (flop, flop, [*flop, JOKERS[0]], [*flop, JOKERS[0]]):
+        cam.set_scene(scene)
+        frame = cam.read()
+        events += tracker.update(analyser.analyse(frame.image), float(frame.index))
+    jokers = [e for e in events if e.joker]
+    assert [(e.event, e.zone, e.card, e.face, e.t) for e in jokers] == [
+        (CardEvent.PLACED, "board", None, Face.UP, 3.0)]
+    assert sorted(str(e.card) for e in events if not e.joker) == ["As", "Kd", "Th"]
+
+
 def test_remembering_analyser_reads_only_what_changed(sim_recogniser: Recogniser) -> None:
     cam = VirtualCamera(seed=6)
     analyser = FrameAnalyser(sim_recogniser, layout=cam.layout, remember=True)

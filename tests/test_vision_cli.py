@@ -24,7 +24,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_enroll_writes_the_deck(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (store / "letele" / "deck.json").is_file()
-    assert len(list((store / "letele").glob("*.png"))) == 53
+    assert len(list((store / "letele").glob("*.png"))) == 55  # 52 faces, the back, 2 jokers
 
 
 def test_enroll_reports_a_bad_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -38,7 +38,7 @@ def test_detect_json_one_line_per_image(store: Path, tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     images = synth.load_deck_images(DECK)
     paths, truths = [], []
-    for seed in (3, 4):
+    for seed in (3, 4):  # seed 3 shows a face-up joker in the muck
         frame = synth.make_frame(images, seed)
         path = tmp_path / f"frame{seed}.jpg"
         cv2.imwrite(str(path), frame.image)
@@ -67,6 +67,15 @@ def test_detect_json_one_line_per_image(store: Path, tmp_path: Path,
         for card in line["cards"]:
             c = np.array(card["corners"]).mean(axis=0)
             assert min(float(np.linalg.norm(c - t)) for t in centres) < 4
+    assert "joker" in [c["card"] for c in lines[0]["cards"]]  # rules.md §5
+
+
+def test_enroll_jokers_option_is_for_the_camera(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["vision", "enroll", str(DECK), "--deck", "x", "--jokers", "1",
+                 "--store", str(tmp_path)])
+    assert code == 2
+    assert "--jokers is for --camera" in capsys.readouterr().err
 
 
 def test_detect_unknown_deck(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -56,6 +56,28 @@ def test_back_is_a_face_down_card_without_identity_then_flips() -> None:
     ]
 
 
+def test_a_face_up_joker_is_a_joker_observation_without_a_card() -> None:
+    """rules.md §5 (alert JOKER): the camera reports a joker as joker=True, card None, face up;
+    a joker lying face down is a back like any other."""
+    tracker = CardTracker(confirm_frames=2, deck="red")
+    frames = [[seen("back", "board", 300)]] * 2 + [[seen("joker", "board", 301)]] * 2
+    obs = []
+    for i, f in enumerate(frames):
+        obs += tracker.update(f, float(i))
+    assert [(o.event, o.card, o.face, o.joker, o.key) for o in obs] == [
+        (CardEvent.PLACED, None, Face.DOWN, False, "cam1"),
+        (CardEvent.FLIPPED, None, Face.UP, True, "cam1"),
+    ]
+    assert tracker.cards == {"cam1": ("board", "joker")}
+    obs = tracker.update([seen("joker", "muck", 900)], 9.0)
+    assert obs == []
+    obs = tracker.update([seen("joker", "muck", 900)], 10.0)
+    assert [(o.event, o.zone, o.card, o.face, o.joker) for o in obs] == [
+        (CardEvent.PLACED, "muck", None, Face.UP, True)]
+    assert seen("joker", "muck", 0).joker and seen("joker", "muck", 0).card is None
+    assert not seen("As", "muck", 0).joker and not seen("back", "muck", 0).joker
+
+
 def test_card_removed_after_drop_frames_without_it() -> None:
     tracker = CardTracker(confirm_frames=1, drop_frames=3)
     events = run(tracker, [[seen("7c", "muck", 500)], [], [], []])

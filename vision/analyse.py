@@ -11,13 +11,14 @@ from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, check_frame, detect_cards
 from vision.layout import TableLayout
 from vision.recognise import Recogniser
-from vision.templates import BACK
+from vision.templates import BACK, JOKER
 
 
 @dataclass(frozen=True, slots=True)
 class SeenCard:
-    """A card in one frame. ``label``: ``"As"`` style or ``"back"``; ``corners``: (4, 2) frame
-    pixels, clockwise from a corner of a short side; ``zone``: None when off every zone."""
+    """A card in one frame. ``label``: ``"As"`` style, ``"back"`` or ``"joker"`` (face up);
+    ``corners``: (4, 2) frame pixels, clockwise from a corner of a short side; ``zone``: None
+    when off every zone."""
 
     label: str
     corners: Vector
@@ -30,8 +31,13 @@ class SeenCard:
         return self.label != BACK
 
     @property
+    def joker(self) -> bool:
+        return self.label == JOKER
+
+    @property
     def card(self) -> Card | None:
-        return None if self.label == BACK else parse_card(self.label)
+        """The card read; None for a back or a joker."""
+        return None if self.label in (BACK, JOKER) else parse_card(self.label)
 
     @property
     def centre(self) -> tuple[float, float]:

@@ -15,6 +15,13 @@ down, never mirrored).
    half a turn), so an upside-down card or glare on one corner does not matter. The
    whole-card scores are added with a smaller weight as support.
 
+Jokers (rules.md §5: a joker is discarded and replaced; alert JOKER). When the deck was enrolled
+with its joker designs, a card whose thumbnail is the joker's, or comes close to it
+(:data:`_JOKER_SLACK`), is compared with the joker designs and with its best-matching faces on a
+finer grey picture of the whole card (both orientations, at the blur that fits); the label
+``"joker"`` wins only when a joker design fits better than every face. A joker has no index to
+read, so this finer whole-card comparison, not the index match, is what tells it from a card.
+
 Templates are kept at three degrees of blur; each card is compared at the degree that fits it
 best, so a defocused spade is compared with defocused spades and clubs, not with sharp ones
 (a blurred spade looks more like a sharp club than like a sharp spade).
@@ -29,7 +36,7 @@ import numpy as np
 
 from table_controller.cards import Card, parse_card
 from vision.arrays import Image, Vector
-from vision.templates import BACK, DeckTemplates, warp_card
+from vision.templates import BACK, JOKER, DeckTemplates, warp_card
 
 CANON = (72, 100)
 """Width, height of the straightened card picture."""
@@ -41,12 +48,14 @@ _DETAIL = (36, 50)
 _DETAIL_WEIGHT = 1.0
 _BLURS = (0.0, 0.9, 1.5)
 _PART_WEIGHTS = (1.0, 1.0)  # rank sign, suit sign
+_JOKER_SLACK = 0.25
+"""How far below the best face's thumbnail score a joker's may be and still be compared."""
 
 
 @dataclass(frozen=True, slots=True)
 class Recognition:
-    """``label`` is ``"As"`` style or ``"back"``; ``score`` the winning match (about 0..1.5),
-    ``margin`` its lead over the runner-up (small: unsure)."""
+    """``label`` is ``"As"`` style, ``"back"`` or ``"joker"``; ``score`` the winning match
+    (about 0..1.5), ``margin`` its lead over the runner-up (small: unsure)."""
 
     label: str
     score: float
@@ -57,8 +66,12 @@ class Recognition:
         return self.label != BACK
 
     @property
+    def joker(self) -> bool:
+        return self.label == JOKER
+
+    @property
     def card(self) -> Card | None:
-        return None if self.label == BACK else parse_card(self.label)
+        return None if self.label in (BACK, JOKER) else parse_card(self.label)
 
 
 def _unit(v: Vector) -> Vector:
@@ -163,15 +176,64 @@ class Recogniser:
         self._corners = [[np.stack(c) for c in per_blur] for per_blur in corners]
         self._details = [np.stack(d) for d in details]
         self._back_thumbs = np.stack([_thumb(back), _thumb(cv2.rotate(back, cv2.ROTATE_180))])
+        # Jokers: thumbnails and details of every design in both orientations, per blur.
+        jokers = [np.asarray(cv2.resize(v, CANON, interpolation=cv2.INTER_AREA), np.uint8)
+                  for v in deck.jokers.values()]
+        joker_thumbs: list[Vector] = []
+        joker_details: list[list[Vector]] = [[] for _ in _BLURS]
+        for pic in jokers:
+            for turned in (pic, cv2.rotate(pic, cv2.ROTATE_180)):
+                joker_thumbs.append(_thumb(turned))
+                for b, sigma in enumerate(_BLURS):
+                    soft = turned if sigma == 0 else np.asarray(
+                        cv2.GaussianBlur(turned, (0, 0), sigma), np.uint8)
+                    joker_details[b].append(_detail(soft))
+        self.has_jokers = bool(jokers)
+        self._joker_thumbs = (np.stack(joker_thumbs) if jokers
+                              else np.zeros((0, _THUMB[0] * _THUMB[1]), np.float32))
+        self._joker_details = [np.stack(d) for d in joker_details] if jokers else []
+
+    def _face_or_back(self, thumb: Vector) -> tuple[float, float, float]:
+        """Best thumbnail scores of the back, the faces and the jokers (-1: no joker)."""
+        back_score = float((self._back_thumbs @ thumb).max())
+        best_face = float((self._face_thumbs @ thumb).max())
+        best_joker = float((self._joker_thumbs @ thumb).max()) if self.has_jokers else -1.0
+        return back_score, best_face, best_joker
+
+    def _joker_check(self, card: Image, face_scores: Vector, best_joker: float
+                     ) -> Recognition | None:
+        """``"joker"`` when a joker design fits ``card`` better than its best faces on the
+        finer picture (whole card at :data:`_DETAIL`, at the blur that fits best), else None."""
+        per_card = face_scores.reshape(-1, 2).max(axis=1)
+        short = np.argsort(-per_card)[:_SHORTLIST]
+        rows = np.stack([2 * short, 2 * short + 1], axis=1).ravel()
+        seen = _detail(card)
+        best: tuple[float, float] | None = None
+        for b in range(len(_BLURS)):
+            joker = float((self._joker_details[b] @ seen).max())
+            face = float((self._details[b][rows] @ seen).max())
+            if best is None or max(joker, face) > max(best):
+                best = (joker, face)
+        assert best is not None
+        joker_detail, face_detail = best
+        best_face = float(per_card[short[0]])
+        joker_score = _BODY_WEIGHT * best_joker + _DETAIL_WEIGHT * joker_detail
+        face_score = _BODY_WEIGHT * best_face + _DETAIL_WEIGHT * face_detail
+        if joker_score > face_score:
+            return Recognition(JOKER, joker_score, joker_score - face_score)
+        return None
 
     def classify_warped(self, card: Image) -> Recognition:
         """Classify an upright-or-upside-down card picture of :data:`CANON` size."""
         thumb = _thumb(card)
         face_scores = self._face_thumbs @ thumb
-        back_score = float((self._back_thumbs @ thumb).max())
-        best_face = float(face_scores.max())
-        if back_score >= best_face:
-            return Recognition(BACK, back_score, back_score - best_face)
+        back_score, best_face, best_joker = self._face_or_back(thumb)
+        if back_score >= max(best_face, best_joker):
+            return Recognition(BACK, back_score, back_score - max(best_face, best_joker))
+        if self.has_jokers and best_joker >= best_face - _JOKER_SLACK:
+            joker = self._joker_check(card, face_scores, best_joker)
+            if joker is not None:
+                return joker
         # The two index corners (top-left, and bottom-right turned half a turn), with room for
         # the shifts and the blur, blurred and in float: nothing else of the card is needed.
         x0, y0, x1, y1 = self.box
@@ -237,8 +299,7 @@ class Recogniser:
         only a face is straightened at full size to read its index."""
         half = warp_card(frame, quad, (CANON[0] // 2, CANON[1] // 2))
         thumb = _thumb(half)
-        back_score = float((self._back_thumbs @ thumb).max())
-        best_face = float((self._face_thumbs @ thumb).max())
-        if back_score >= best_face:
-            return Recognition(BACK, back_score, back_score - best_face)
+        back_score, best_face, best_joker = self._face_or_back(thumb)
+        if back_score >= max(best_face, best_joker):
+            return Recognition(BACK, back_score, back_score - max(best_face, best_joker))
         return self.classify_warped(warp_card(frame, quad, CANON))

@@ -4,6 +4,10 @@ A scene is drawn from a deck folder (``As.png`` ... ``back.png``, BGRA or BGR) o
 conditions a real camera adds: a slightly tilted view (perspective), cards turned up to 15
 degrees either way or upside down, touching board cards, uneven light, glare, blur, noise and
 JPEG compression. Everything is seeded, so a test set is the same on every machine.
+
+When the deck folder holds jokers (``joker.png``, ``joker2.png``, ...), about a third of the
+frames (``joker_rate``) show one face-up joker in place of one of the cards dealt, drawn from a
+random-number stream of its own: the rest of the frame is the same as without jokers.
 """
 
 from __future__ import annotations
@@ -21,11 +25,13 @@ from table_controller.zones import BOARD, BURN, MUCK, SEAT_ZONES
 from vision import render
 from vision.arrays import Image, Vector
 from vision.layout import CARD_ASPECT, TableLayout, default_layout
+from vision.templates import JOKER, joker_name
 
 
 @dataclass(frozen=True, slots=True)
 class TruthCard:
-    """One card drawn: ``label`` is ``"As"`` style or ``"back"``; ``corners`` in frame pixels
+    """One card drawn: ``label`` is ``"As"`` style, ``"back"`` or ``"joker"`` (any joker design,
+    face up); ``corners`` in frame pixels
     (the card image's top-left, top-right, bottom-right, bottom-left)."""
 
     label: str
@@ -41,10 +47,12 @@ class SynthFrame:
 
 
 def load_deck_images(folder: str | Path) -> dict[str, Image]:
-    """``{"As": image, ..., "back": image}`` as BGRA; raises ValueError naming a missing file."""
+    """``{"As": image, ..., "back": image}`` as BGRA, plus ``"joker"``, ``"joker2"``, ... for
+    the joker designs the folder holds; raises ValueError naming a missing file."""
     folder = Path(folder)
     out: dict[str, Image] = {}
-    for name in [str(c) for c in DECK] + ["back"]:
+    jokers = sorted(j for j in (joker_name(p.stem) for p in folder.glob("*.png")) if j)
+    for name in [str(c) for c in DECK] + ["back"] + jokers:
         path = folder / f"{name}.png"
         img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
         if img is None:
@@ -84,8 +92,9 @@ def _near(a: Vector, b: Vector, margin: float = 4.0) -> bool:
 
 
 def make_frame(deck: Mapping[str, Image], seed: int, *, layout: TableLayout | None = None,
-               effects: bool = True) -> SynthFrame:
-    """One seeded frame with a random deal in progress."""
+               effects: bool = True, joker_rate: float = 0.3) -> SynthFrame:
+    """One seeded frame with a random deal in progress; with probability ``joker_rate`` (when
+    ``deck`` has joker designs) one of its cards is a face-up joker."""
     layout = layout or default_layout()
     rng = np.random.default_rng(seed)
     order = [str(c) for c in DECK]
@@ -124,6 +133,12 @@ def make_frame(deck: Mapping[str, Image], seed: int, *, layout: TableLayout | No
             for x, y, ang in row[:n]:
                 label = "back" if zone == BURN or rng.random() < 0.7 else next(deal)
                 placements.append((label, zone, x, y, ang))
+    designs = sorted(k for k in deck if joker_name(k))
+    joker_rng = np.random.default_rng((seed, 0x4A4B))
+    if designs and placements and joker_rng.random() < joker_rate:
+        k = int(joker_rng.integers(len(placements)))
+        _, zone, x, y, ang = placements[k]
+        placements[k] = (designs[int(joker_rng.integers(len(designs)))], zone, x, y, ang)
     frame = render.felt(layout.width, layout.height, rng)
     homography = render.tilt_homography(layout.width, layout.height, rng, 0.03)
     truth: list[TruthCard] = []
@@ -137,7 +152,8 @@ def make_frame(deck: Mapping[str, Image], seed: int, *, layout: TableLayout | No
             continue  # would lie on or against another zone's card: not a deal we model
         taken.append((zone, quad))
         render.paste(frame, deck[label], quad)
-        truth.append(TruthCard(label=label, zone=zone, corners=quad))
+        truth.append(TruthCard(label=JOKER if joker_name(label) else label, zone=zone,
+                               corners=quad))
     if effects:
         frame = render.light(frame, rng, gain=0.15)
         if rng.random() < 0.6:

@@ -6,7 +6,8 @@ camera (:func:`enroll_from_source`). An image may be a straight scan of the card
 it transparent or cropped away) or a photo of the card alone on the felt; either way the card is
 found, straightened and stored upright at :data:`STORE_SIZE`.
 
-Storage: ``ROOT/NAME/deck.json`` plus one PNG per card. ``ROOT`` is ``--store`` on the command
+Storage: ``ROOT/NAME/deck.json`` (its ``jokers`` list names the joker pictures; a deck stored
+before jokers were enrolled has none) plus one PNG per card. ``ROOT`` is ``--store`` on the command
 line, else ``$TABLE_CONTROLLER_DECKS``, else ``~/.local/share/table-controller/decks``.
 """
 
@@ -16,7 +17,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -30,6 +31,9 @@ from vision.layout import CARD_ASPECT
 STORE_SIZE = (144, 200)
 """Width, height of a stored card picture."""
 BACK = "back"
+JOKER = "joker"
+"""The recognition label of a face-up joker, whatever its design."""
+_JOKER_NAME = re.compile(r"^joker([2-9]|[1-9][0-9])?$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -39,15 +43,23 @@ class EnrolmentError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class DeckTemplates:
-    """An enrolled deck: ``faces`` maps ``"As"`` style names to upright BGR pictures."""
+    """An enrolled deck: ``faces`` maps ``"As"`` style names to upright BGR pictures;
+    ``jokers`` maps ``"joker"``, ``"joker2"``, ... to the deck's joker designs (may be empty)."""
 
     name: str
     faces: Mapping[str, Image]
     back: Image
+    jokers: Mapping[str, Image] = field(default_factory=dict)
 
     def missing(self) -> list[str]:
         """Cards of the 52 that have no picture (a partial enrolment)."""
         return [str(c) for c in DECK if str(c) not in self.faces]
+
+
+def joker_name(stem: str) -> str | None:
+    """``"joker"``, ``"joker2"``, ... for a joker picture's name (any case), else None."""
+    low = stem.lower()
+    return low if _JOKER_NAME.match(low) else None
 
 
 def default_store() -> Path:
@@ -118,23 +130,29 @@ def extract_card(image: Image, *, what: str = "image") -> Image:
 
 def enroll_from_folder(folder: str | Path, name: str, *, allow_partial: bool = False
                        ) -> DeckTemplates:
-    """Read ``As.png`` ... and ``back.png`` (also .jpg/.jpeg/.bmp) from ``folder``.
+    """Read ``As.png`` ... and ``back.png`` (also .jpg/.jpeg/.bmp) from ``folder``, and the
+    jokers ``joker.png``, ``joker2.png``, ... when there are any.
 
-    Every one of the 52 faces and the back must be there unless ``allow_partial``; file names
-    that are not cards are reported, never guessed at.
+    Every one of the 52 faces and the back must be there unless ``allow_partial``; jokers are
+    optional. File names that are not cards are reported, never guessed at.
     """
     check_deck_name(name)
     folder = Path(folder)
     if not folder.is_dir():
         raise EnrolmentError(f"not a folder: {folder}")
     faces: dict[str, Image] = {}
+    jokers: dict[str, Image] = {}
     back: Image | None = None
     unknown: list[str] = []
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() not in (".png", ".jpg", ".jpeg", ".bmp"):
             continue
         stem = path.stem
-        if stem.lower() != BACK:
+        joker = joker_name(stem)
+        if joker is not None:
+            if joker in jokers:
+                raise EnrolmentError(f"{path}: a second picture of {joker}")
+        elif stem.lower() != BACK:
             try:
                 card = parse_card(stem[0].upper() + stem[1:].lower() if len(stem) == 2 else stem)
             except ValueError:
@@ -145,18 +163,20 @@ def enroll_from_folder(folder: str | Path, name: str, *, allow_partial: bool = F
         if img is None:
             raise EnrolmentError(f"{path}: not a readable image")
         pic = extract_card(np.asarray(img, np.uint8), what=str(path))
-        if stem.lower() == BACK:
+        if joker is not None:
+            jokers[joker] = pic
+        elif stem.lower() == BACK:
             back = pic
         else:
             faces[stem] = pic
     if unknown:
         raise EnrolmentError(
             f"{folder}: file names that are not cards: {', '.join(unknown)} "
-            "(expected As.png, Td.png, ... and back.png)"
+            "(expected As.png, Td.png, ..., back.png and optionally joker.png, joker2.png, ...)"
         )
     if back is None:
         raise EnrolmentError(f"{folder}: back.png is missing")
-    deck = DeckTemplates(name=name, faces=faces, back=back)
+    deck = DeckTemplates(name=name, faces=faces, back=back, jokers=jokers)
     if deck.missing() and not allow_partial:
         raise EnrolmentError(f"{folder}: missing cards: {' '.join(deck.missing())}")
     return deck
@@ -164,31 +184,48 @@ def enroll_from_folder(folder: str | Path, name: str, *, allow_partial: bool = F
 
 def enroll_from_frames(frames: Iterable[tuple[str, Image]], name: str) -> DeckTemplates:
     """Enrol from ``(label, frame)`` pairs, each frame showing that one card alone on the felt
-    (label ``"As"`` style or ``"back"``)."""
+    (label ``"As"`` style, ``"back"``, or ``"joker"``, ``"joker2"``, ... for the jokers)."""
     check_deck_name(name)
     faces: dict[str, Image] = {}
+    jokers: dict[str, Image] = {}
     back: Image | None = None
     for label, frame in frames:
         pic = extract_card(frame, what=label)
-        if label == BACK:
+        joker = joker_name(label)
+        if joker is not None:
+            jokers[joker] = pic
+        elif label == BACK:
             back = pic
         else:
-            faces[str(parse_card(label))] = pic
+            try:
+                faces[str(parse_card(label))] = pic
+            except ValueError as exc:
+                raise EnrolmentError(f"{label!r} is not a card, the back or a joker: {exc}"
+                                     ) from None
     if back is None:
         raise EnrolmentError("the back was not captured")
-    return DeckTemplates(name=name, faces=faces, back=back)
+    return DeckTemplates(name=name, faces=faces, back=back, jokers=jokers)
+
+
+def joker_labels(count: int) -> list[str]:
+    """The names of ``count`` joker designs: ``["joker", "joker2", ...]``."""
+    if not 0 <= count <= 99:
+        raise EnrolmentError(f"joker count {count} out of range 0..99")
+    return [JOKER if i == 1 else f"{JOKER}{i}" for i in range(1, count + 1)]
 
 
 def enroll_from_source(read_frame: Callable[[], Image | None], name: str,
                        ask: Callable[[str], bool],
-                       labels: Iterable[str] | None = None) -> DeckTemplates:
+                       labels: Iterable[str] | None = None, jokers: int = 0) -> DeckTemplates:
     """Interactive enrolment from a camera, card by card.
 
     ``ask(label)`` tells the operator to lay that card alone, face up (the back: face down),
     under the camera and returns False to abort; then one frame is read and the card cut out.
-    A frame with no card or several is asked for again.
+    A frame with no card or several is asked for again. ``jokers``: how many joker designs to
+    capture after the default labels (``"joker"``, ``"joker2"``, ...).
     """
     wanted = list(labels) if labels is not None else [str(c) for c in DECK] + [BACK]
+    wanted += joker_labels(jokers)
     captured: list[tuple[str, Image]] = []
     for label in wanted:
         while True:
@@ -210,11 +247,12 @@ def save_deck(deck: DeckTemplates, root: str | Path) -> Path:
     """Write the deck under ``root/NAME``; returns that folder."""
     folder = Path(root) / check_deck_name(deck.name)
     folder.mkdir(parents=True, exist_ok=True)
-    for label, pic in [*deck.faces.items(), (BACK, deck.back)]:
+    for label, pic in [*deck.faces.items(), (BACK, deck.back), *deck.jokers.items()]:
         if not cv2.imwrite(str(folder / f"{label}.png"), pic):
             raise EnrolmentError(f"could not write {folder / label}.png")
     meta = {"name": deck.name, "format": 1, "size": list(STORE_SIZE),
-            "cards": sorted(deck.faces, key=lambda s: parse_card(s).index)}
+            "cards": sorted(deck.faces, key=lambda s: parse_card(s).index),
+            "jokers": sorted(deck.jokers)}
     (folder / "deck.json").write_text(json.dumps(meta, indent=1) + "\n")
     return folder
 
@@ -228,14 +266,22 @@ def load_deck(name: str, root: str | Path) -> DeckTemplates:
     try:
         meta = json.loads(meta_path.read_text())
         cards = [str(parse_card(c)) for c in meta["cards"]]
-    except (ValueError, KeyError, TypeError) as exc:
+        joker_list = meta.get("jokers", [])
+        if not isinstance(joker_list, list):
+            raise TypeError(f"jokers is not a list: {joker_list!r}")
+        jokers = [str(j) for j in joker_list]
+        bad = [j for j in jokers if joker_name(j) != j]
+        if bad:
+            raise ValueError(f"not joker names: {', '.join(bad)}")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise EnrolmentError(f"{meta_path}: damaged ({exc})") from None
     faces: dict[str, Image] = {}
-    for label in [*cards, BACK]:
+    for label in [*cards, BACK, *jokers]:
         img = cv2.imread(str(folder / f"{label}.png"), cv2.IMREAD_COLOR)
         if img is None:
             raise EnrolmentError(f"deck {name!r}: {label}.png missing or unreadable in {folder}")
         pic = np.asarray(cv2.resize(img, STORE_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
         faces[label] = pic
     back = faces.pop(BACK)
-    return DeckTemplates(name=name, faces=faces, back=back)
+    joker_pics = {j: faces.pop(j) for j in jokers}
+    return DeckTemplates(name=name, faces=faces, back=back, jokers=joker_pics)

@@ -5,7 +5,8 @@ A card counts only after it has been seen the same way (same zone, same face, sa
 without it. Each physical card is one track with a stable key (``cam1``, ``cam2``, ...), so the
 dealing monitor receives, as from RFID:
 
-- ``PLACED`` when a track is confirmed (``card`` None and ``face`` DOWN for a back),
+- ``PLACED`` when a track is confirmed (``card`` None and ``face`` DOWN for a back; ``card``
+  None, ``face`` UP and ``joker`` True for a face-up joker, rules.md §5, alert JOKER),
 - ``FLIPPED`` when a confirmed card is seen another way for ``confirm_frames`` frames (turned
   over, or its identity corrected),
 - ``REMOVED`` when it has gone.
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from table_controller.cards import parse_card
 from table_controller.observations import CardEvent, CardObservation, Face, Source
 from vision.analyse import SeenCard
-from vision.templates import BACK
+from vision.templates import BACK, JOKER
 
 
 @dataclass(slots=True)
@@ -60,9 +61,10 @@ class CardTracker:
     def _observation(self, event: CardEvent, track: _Track, label: str, t: float
                      ) -> CardObservation:
         face = Face.DOWN if label == BACK else Face.UP
-        card = None if label == BACK else parse_card(label)
+        card = None if label in (BACK, JOKER) else parse_card(label)
         return CardObservation(event=event, zone=track.zone, t=t, source=Source.CAMERA,
-                               key=track.key, card=card, face=face, deck=self.deck)
+                               key=track.key, card=card, face=face, deck=self.deck,
+                               joker=label == JOKER)
 
     def update(self, seen: Iterable[SeenCard], t: float) -> list[CardObservation]:
         """Feed one frame's cards (taken at ``t``); returns the observations it completes."""

@@ -1,10 +1,11 @@
 """``table-controller vision``: the overhead camera.
 
-- ``vision enroll FOLDER --deck NAME``: enrol a deck from ``As.png`` ... ``back.png``;
-  ``vision enroll --camera SOURCE --deck NAME``: enrol card by card from the camera.
+- ``vision enroll FOLDER --deck NAME``: enrol a deck from ``As.png`` ... ``back.png`` (and its
+  jokers, ``joker.png``, ``joker2.png``, ... when present);
+  ``vision enroll --camera SOURCE --deck NAME [--jokers N]``: enrol card by card from the camera.
 - ``vision detect IMAGE... --deck NAME [--json]``: find and read every card of each image;
   ``--json`` prints one line per image:
-  ``{"image": PATH, "cards": [{"card": "As" or "back", "corners": [[x, y], ...4]}]}``.
+  ``{"image": PATH, "cards": [{"card": "As", "back" or "joker", "corners": [[x, y], ...4]}]}``.
 - ``vision calibrate [--config FILE] [--source SRC | --image IMAGE] --out PNG``: save a frame
   with the zones (and the cards seen, with ``--deck``) drawn on it; ``--print-zones`` prints the
   zones as TOML for the configuration.
@@ -25,10 +26,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     enroll = sub.add_parser("enroll", help="enrol a deck's faces and back",
                             description="Enrol a deck from a folder of card images or the camera.")
-    enroll.add_argument("folder", nargs="?", help="folder with As.png ... Kc.png and back.png")
+    enroll.add_argument("folder", nargs="?", help="folder with As.png ... Kc.png and back.png "
+                        "(optionally joker.png, joker2.png, ...)")
     enroll.add_argument("--deck", required=True, help="name to enrol the deck under")
     enroll.add_argument("--camera", metavar="SOURCE",
                         help="enrol card by card from this camera source instead of a folder")
+    enroll.add_argument("--jokers", type=int, default=0, metavar="N",
+                        help="with --camera: also capture N joker designs (default 0)")
     enroll.add_argument("--store", help=store_help)
     enroll.add_argument("--partial", action="store_true", help="accept a folder missing cards")
 
@@ -67,12 +71,18 @@ def _enroll(args: argparse.Namespace) -> int:
         save_deck,
     )
 
+    if args.jokers and not args.camera:
+        print("vision enroll: --jokers is for --camera; a folder's jokers are its joker*.png",
+              file=sys.stderr)
+        return 2
     try:
         if args.camera:
             source = open_source(args.camera)
 
             def ask(label: str) -> bool:
-                what = "the back (any card face down)" if label == "back" else label + " face up"
+                what = ("the back (any card face down)" if label == "back"
+                        else f"joker design {label[5:] or 1} face up" if label.startswith("joker")
+                        else label + " face up")
                 try:
                     input(f"lay {what} alone under the camera and press Enter (Ctrl-D to stop) ")
                 except EOFError:
@@ -84,7 +94,8 @@ def _enroll(args: argparse.Namespace) -> int:
                 return None if frame is None else frame.image
 
             try:
-                deck = enroll_from_source(read, args.deck, ask)  # type: ignore[arg-type]
+                deck = enroll_from_source(read, args.deck, ask,  # type: ignore[arg-type]
+                                          jokers=args.jokers)
             finally:
                 source.close()
         elif args.folder:
@@ -96,7 +107,8 @@ def _enroll(args: argparse.Namespace) -> int:
     except (EnrolmentError, FrameSourceError, OSError) as exc:
         print(f"vision enroll: {exc}", file=sys.stderr)
         return 1
-    print(f"enrolled deck {deck.name!r}: {len(deck.faces)} faces and the back, in {folder}")
+    jokers = f", {len(deck.jokers)} joker(s)" if deck.jokers else ""
+    print(f"enrolled deck {deck.name!r}: {len(deck.faces)} faces, the back{jokers}, in {folder}")
     return 0
 
 

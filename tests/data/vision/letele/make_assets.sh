@@ -17,4 +17,7 @@ for f in svg/[SHDC]*.svg; do
   rsvg-convert -w 120 -h 168 "$f" -o "$here/cards/$rank$suit.png"
 done
 rsvg-convert -w 120 -h 168 svg/B2.svg -o "$here/cards/back.png"
+# The package's two jokers (J1 in colour, J2 in outline) are the deck's two joker designs.
+rsvg-convert -w 120 -h 168 svg/J1.svg -o "$here/cards/joker.png"
+rsvg-convert -w 120 -h 168 svg/J2.svg -o "$here/cards/joker2.png"
 rm -rf "$work"
