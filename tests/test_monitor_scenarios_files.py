@@ -7,9 +7,12 @@ and must exit 0. The coverage tests read the files' ``[[expect]] alert`` names a
 settings: every catalogue code must be expected in every sensor mode that can see it
 (``REQUIRED_MODES``), and the four-card flop in both rule profiles in each mode.
 
-Four codes need an input that the scenario format cannot express (a console button report, a
-clock call, the shuffler's stub): they are listed in ``NOT_IN_SCENARIOS`` with the reason and are
-covered here through the monitor's API, in each sensor mode that can see them.
+Every catalogue code can be raised from a scenario file: the console records (``button = SEAT``
+steps, ``"SEAT time"`` actions) and the shuffler's stub (the tray antenna, the camera's view of
+the tray, ``to = "shuffler"``, ``[deck] missing`` / ``extra``) are documented extensions of the
+format (docs/simulator.md). ``NOT_IN_SCENARIOS`` lists any code a file cannot raise, with the
+reason; it is empty. The API tests at the end cover the same four codes through the monitor
+directly.
 """
 
 from __future__ import annotations
@@ -48,17 +51,9 @@ SIM_GAPS: dict[str, str] = {
         "has no joker template, so the camera never reports joker=True"),
 }
 
-# Codes the scenario format cannot raise (scenario.md steps, hw_sim/scenario.py STEP_KINDS and
-# ACTION_KINDS), each covered by an API test below.
-NOT_IN_SCENARIOS: dict[str, str] = {
-    "MISDEAL_BUTTON_POSITION": "needs a console button report; `actions` accepts only fold, "
-                               "check, call, bet, raise, allin",
-    "TIME_EXPIRED": "needs a console time-expired record; not an `actions` kind",
-    "DECK_INCOMPLETE": "needs the stub to be visible (stub_visible); the simulated shuffler tray "
-                       "has no antenna and the camera layout no shuffler zone",
-    "FACE_UP_IN_DECK": "needs a card in the shuffler zone; a step's `to` is a seat, board, burn "
-                       "or muck only",
-}
+# Codes the scenario format cannot raise (scenario.md steps plus the extensions in
+# docs/simulator.md), each with the reason, each then needing an API test. None at present.
+NOT_IN_SCENARIOS: dict[str, str] = {}
 
 # Sensor modes in which a code must be expected by some file (rules.md; docs/monitor.md "What the
 # sensors cannot see"). Narrower than ALL_MODES only where a sensor cannot see the error:
@@ -66,6 +61,8 @@ NOT_IN_SCENARIOS: dict[str, str] = {
 # Simulator limits: a third card on a seat lies on the seat's second card (the camera sees two),
 # so EXTRA_CARD_BURN and the late third card of MISDEAL_AFTER_ACTION need the reader; a camera-only
 # joker is in SIM_GAPS. Console and button errors do not depend on the sensors: all three modes.
+# The stub: the reader's tray antenna counts it (DECK_INCOMPLETE); only the camera sees a face
+# on it (FACE_UP_IN_DECK), and the camera sees only its top card.
 REQUIRED_MODES: dict[str, frozenset[str]] = {
     "MISDEAL_EXPOSED_FIRST_CARDS": WITH_CAMERA,
     "MISDEAL_MULTIPLE_EXPOSED": WITH_CAMERA,
@@ -73,6 +70,7 @@ REQUIRED_MODES: dict[str, frozenset[str]] = {
     "MISDEAL_EMPTY_SEAT": ALL_MODES,
     "MISDEAL_OUT_OF_ORDER": ALL_MODES,
     "MISDEAL_WRONG_CARD_COUNT": ALL_MODES,
+    "MISDEAL_BUTTON_POSITION": ALL_MODES,
     "MISDEAL_AFTER_ACTION": WITH_READER,
     "EXPOSED_CARD_REPLACE": WITH_CAMERA,
     "EXTRA_CARD_BURN": WITH_READER,
@@ -83,10 +81,13 @@ REQUIRED_MODES: dict[str, frozenset[str]] = {
     "DUPLICATE_CARD": ALL_MODES,
     "FOREIGN_CARD": WITH_READER,
     "JOKER": WITH_READER,
+    "FACE_UP_IN_DECK": WITH_CAMERA,
     "CARD_EXPOSED_BY_PLAYER": WITH_CAMERA,
+    "DECK_INCOMPLETE": WITH_READER,
     "ACTION_OUT_OF_TURN": ALL_MODES,
     "GREEN_BUTTON_DURING_HAND": ALL_MODES,
     "CARD_WITHOUT_HAND": ALL_MODES,
+    "TIME_EXPIRED": ALL_MODES,
     "SENSOR_OFFLINE": WITH_READER,
     "SENSOR_RECOVERED": WITH_READER,
     "SENSOR_CONFLICT": frozenset({BOTH}),
@@ -223,7 +224,7 @@ def test_correct_deals_raise_nothing_in_every_mode() -> None:
     assert clean == ALL_MODES
 
 
-# --- the codes the scenario format cannot express: through the monitor's API ---------------
+# --- the console and stub codes through the monitor's API as well ------------------------
 
 THREE = {1: 100, 2: 100, 3: 100}
 

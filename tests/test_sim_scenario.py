@@ -8,6 +8,7 @@ import pytest
 
 from hw_sim.scenario import (
     Actions,
+    ButtonReport,
     Deal,
     GreenButton,
     MoveCard,
@@ -107,6 +108,13 @@ stacks = {1 = 100, 2 = 100}
     ('[[step]]\nresolve = "FOUR_CARDS"\n', "unknown alert code 'FOUR_CARDS'"),
     ('[[step]]\nfault = "power_cut"\n', "'power_cut' is not one of"),
     ('[[step]]\nflip = "As"\nface = "up"\n', "unknown key 'face'"),
+    ('[[step]]\nactions = ["1 time 3"]\n', "time takes no amount"),
+    ('[[step]]\nbutton = 5\n', "step 1 button: 5 is above 4"),
+    ('[[step]]\nbutton = "3"\n', "step 1 button: must be an integer"),
+    ('[[step]]\nbutton = 3\nto = "seat3"\n', "step 1: unknown key 'to'"),
+    ('[[step]]\ncard = "As"\nto = "shuffler"\n', 'to = "shuffler" needs face = "up"'),
+    ('[[step]]\ncard = "As"\nto = "shuffler"\nface = "down"\n', 'needs face = "up"'),
+    ('[[step]]\nmove = "As"\nto = "shuffler"\n', "'shuffler' is not a zone"),
 ])
 def test_bad_step_names_file_step_and_problem(steps: str, needle: str) -> None:
     msg = error(HEAD + '[[step]]\ngreen_button = true\n' + steps.replace("step 1", "step 2"))
@@ -124,9 +132,45 @@ def test_bad_step_names_file_step_and_problem(steps: str, needle: str) -> None:
     (HEAD.replace("2 = 100\n", ""), "a hand needs at least 2"),
     (HEAD.replace("[deck]\nseed = 3\n", ""), "missing a [deck] section"),
     (HEAD + "colour = 1\n", "unknown key 'colour'"),
+    (HEAD.replace("seed = 3", 'seed = 3\nmissing = ["7c", "7c"]'), "[deck] missing: 7c is listed"),
+    (HEAD.replace("seed = 3", 'seed = 3\nmissing = "7c"'), "[deck] missing: must be a list"),
+    (HEAD.replace("seed = 3", 'seed = 3\nextra = ["Zz"]'), "[deck] extra item 1: not a card"),
+    (HEAD.replace("seed = 3", 'seed = 3\nmissing = ["7c"]\nextra = ["7c"]'),
+     "7c is both missing and extra"),
+    (HEAD.replace("seed = 3", 'seed = 3\nmissing = ["7c"]\norder = ["7c"]'),
+     "[deck] order: 7c is missing from the deck"),
+    (HEAD.replace("seed = 3", "seed = 3\nextra = " + str([f"{r}c" for r in "23456789T"])
+                  .replace("'", '"')), "[deck] extra: 9 cards: at most 8"),
 ])
 def test_bad_table_names_the_section(head: str, needle: str) -> None:
     assert needle in error(head + '[[step]]\ngreen_button = true\n')
+
+
+def test_extensions_parse_console_records_stub_and_short_deck() -> None:
+    """docs/simulator.md: keys beyond the shared spec."""
+    sc = parse_scenario(HEAD.replace("seed = 3", 'seed = 3\nmissing = ["7c"]\nextra = ["As"]')
+                        + """
+[[step]]
+green_button = true
+[[step]]
+button = 2
+[[step]]
+actions = ["1 call", "2 time"]
+[[step]]
+card = "next"
+to = "shuffler"
+face = "up"
+[[step]]
+card = "Kd"
+to = "shuffler"
+face = "up"
+""", source="x.toml")
+    assert sc.deck_missing == (parse_card("7c"),) and sc.deck_extra == (parse_card("As"),)
+    assert sc.steps[1] == ButtonReport(2, 2)
+    step3 = sc.steps[2]
+    assert isinstance(step3, Actions) and [str(a) for a in step3.actions] == ["1 call", "2 time"]
+    assert sc.steps[3] == PlaceCard(4, None, False, "shuffler", "up")
+    assert sc.steps[4] == PlaceCard(5, parse_card("Kd"), False, "shuffler", "up")
 
 
 @pytest.mark.parametrize(("tail", "needle"), [

@@ -7,11 +7,13 @@ import random
 
 import pytest
 
+from firmware_bridge.decks import DeckRegistry
 from hw_sim.clock import SimClock
 from hw_sim.dealer import Dealer, DealerError
 from hw_sim.expectations import RaisedAlert, RunRecord, differences
 from hw_sim.scenario import parse_scenario
 from hw_sim.table_model import ModelError, PhysicalCard, TableModel, shuffled_deck
+from hw_sim.wiring import ModelAntennas
 from table_controller.alerts import Alert
 from table_controller.cards import DECK, parse_card, parse_cards
 from table_controller.observations import Face
@@ -44,6 +46,65 @@ def test_deck_has_52_enrolled_tags_and_odd_cards_have_their_own() -> None:
     assert reg.identify(joker.uid).joker and not reg.identify(joker.uid).foreign
     unknown = reg.identify(b"\x01\x02\x03\x04")
     assert unknown.card is None and unknown.foreign
+
+
+def test_tags_resolve_through_the_real_deck_registry() -> None:
+    """Both decks enrolled in a DeckRegistry; a copy is a second tag of the active deck's card,
+    a second foreign card of one face a second tag of the other deck, a joker a joker tag."""
+    model = TableModel()
+    reg = model.registry
+    assert isinstance(reg, DeckRegistry) and reg.active == model.active_deck
+    assert [d.cards for d in reg.decks()] == [52, 52]
+    ace = parse_card("As")
+    dup = model.new_copy(ace)
+    assert reg.owner(dup.uid) == (model.active_deck, ace)
+    assert reg.deck(model.active_deck).extra_tags == 1
+    first = model.new_foreign(ace)
+    model.place(first, "board", Face.UP)
+    second = model.new_foreign(ace)
+    assert first.uid != second.uid and reg.identify(second.uid) == reg.identify(first.uid)
+    model.discard(first)
+    assert model.new_foreign(ace) is first  # the other deck's own As, back on the table
+    joker = model.new_joker()
+    assert reg.identify(joker.uid).joker and reg.identify(joker.uid).deck == model.active_deck
+    model.close()
+
+
+def test_short_and_over_full_deck_stay_so_hand_after_hand() -> None:
+    seven, ace = parse_card("7c"), parse_card("As")
+    model = TableModel(missing=[seven], extra=[ace])
+    faces = model.deck_faces()
+    assert len(faces) == 52 and seven not in faces and faces.count(ace) == 2
+    dealer = Dealer(model, rng=random.Random(1))
+    dealer.new_hand(shuffled_deck(random.Random(2), [ace], faces))
+    assert [pc.card for pc in model.stub].count(ace) == 2 and model.stub[0].card == ace
+    dealer.deal_hole([1, 2])
+    dealer.collect()
+    dealer.new_hand(shuffled_deck(random.Random(3), (), model.deck_faces()))
+    assert len(model.stub) == 52 and seven not in {pc.card for pc in model.stub}
+    with pytest.raises(ModelError, match="7c is not in the deck"):
+        shuffled_deck(random.Random(3), [seven], model.deck_faces())
+    with pytest.raises(ModelError, match="deck's 52 cards once"):
+        model.load_deck(list(DECK))
+
+
+def test_face_up_card_on_the_stub_is_read_by_the_tray_antenna_and_discarded() -> None:
+    model, dealer, _moves = fresh("Kd Qh")
+    antennas = ModelAntennas(model, stub=True)
+    assert len(antennas.reads(0.0)) == 52 and set(antennas.reads(0.0).values()) == {13}
+    assert ModelAntennas(model).reads(0.0) == {}
+    kd = model.find_in_stub(parse_card("Kd"))
+    qh = model.find_in_stub(parse_card("Qh"))
+    dealer.face_up_on_stub(qh)
+    assert model.stub[0] is qh and qh.face is Face.UP and qh.zone == "shuffler"
+    assert model.stub[1] is kd
+    alert = Alert(code="FACE_UP_IN_DECK", hand=1, t=0.0)
+    dealer.carry_out(alert, rules="tda")
+    assert model.in_zone("muck") == [qh] and model.stub[0] is kd
+    assert [pc.face for pc in model.in_zone("muck")] == [Face.DOWN]
+    assert antennas.reads(0.0)[qh.uid] == 12  # the muck's antenna
+    with pytest.raises(DealerError, match="no card lies face up"):
+        dealer.carry_out(alert, rules="tda")
 
 
 def test_hole_deal_is_one_card_at_a_time_in_order_two_rounds() -> None:

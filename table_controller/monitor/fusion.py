@@ -241,6 +241,7 @@ class SensorFusion:
         pic, t = self.picture, obs.t
         tc = pic.by_camera.get(obs.key)
         if tc is not None and tc.zone == obs.zone:
+            tc = self._pile_top(tc, obs)
             tc.camera_seen = True
             tc.gone_since = None
             out = self._camera_sees(tc, obs, flipped=tc.face is not Face.UNKNOWN)
@@ -280,6 +281,26 @@ class SensorFusion:
             return []
         return [Fused(Change.ENTERED, tc, obs.zone, t)]
 
+    def _pile_top(self, tc: TrackedCard, obs: CardObservation) -> TrackedCard:
+        """In a pile (burn, muck, the stub) the camera sees only the top card, and the card on
+        top changes under one camera track. When the camera names a card that another tag in
+        the pile carries, the track shows that card now: it moves over to it (no conflict)."""
+        if (tc.zone not in STACKED_ZONES or obs.card is None or tc.rfid_key is None
+                or tc.card == obs.card):
+            return tc
+        other = next((c for c in self.picture if c is not tc and c.zone == tc.zone
+                      and c.rfid_key is not None and c.card == obs.card), None)
+        if other is None:
+            return tc
+        pic = self.picture
+        tc.camera_key, tc.camera_seen, tc.camera_card = None, False, None
+        if other.camera_key is not None and pic.by_camera.get(other.camera_key) is other:
+            del pic.by_camera[other.camera_key]
+        other.camera_key, other.camera_seen = obs.key, True
+        pic.by_camera[obs.key] = other
+        self._refresh(tc, obs.t)
+        return other
+
     def _camera_retrack(self, obs: CardObservation) -> TrackedCard | None:
         """Camera only: a recognised card the camera lost elsewhere a moment ago has moved."""
         if obs.card is None:
@@ -312,6 +333,7 @@ class SensorFusion:
         tc = self.picture.by_camera.get(obs.key)
         if tc is None or tc.zone != obs.zone:
             return self._camera_placed(obs)
+        tc = self._pile_top(tc, obs)
         out = self._camera_sees(tc, obs, flipped=True)
         self._refresh(tc, obs.t)
         return out
