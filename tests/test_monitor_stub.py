@@ -53,7 +53,7 @@ def test_cards_dealt_from_the_read_stub_and_gathered_back_raise_nothing() -> Non
     out = felt.button() + felt.deal_hole()
     out += felt.place("burn") + felt.place("board") + felt.place("board") + felt.place("board")
     assert set(codes(out)) == {"PREMATURE_BOARD_CARD"}  # restated with each card
-    out: list[Alert] = []
+    out = []
     for p in felt.on_felt("board"):
         p.zone = SHUFFLER
         out += felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=SHUFFLER,
