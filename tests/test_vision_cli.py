@@ -76,6 +76,10 @@ def test_enroll_jokers_option_is_for_the_camera(tmp_path: Path,
                  "--store", str(tmp_path)])
     assert code == 2
     assert "--jokers is for --camera" in capsys.readouterr().err
+    code = main(["vision", "enroll", "--camera", "sim", "--deck", "x", "--jokers", "100",
+                 "--store", str(tmp_path)])
+    assert code == 1
+    assert "joker count 100 out of range" in capsys.readouterr().err
 
 
 def test_detect_unknown_deck(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
