@@ -57,7 +57,7 @@ def test_replacement_tag_is_seen_by_another_connection(tmp_path: Path) -> None:
 
 def test_add_tag_refusals_leave_the_registry_unchanged(registry: DeckRegistry) -> None:
     ace = parse_card("As")
-    with pytest.raises(DeckRegistryError, match="already has a tag.*replacement=True"):
+    with pytest.raises(DeckRegistryError, match=r"already has a tag.*replacement=True"):
         registry.add_tag("red", NEW_TAG, ace)
     with pytest.raises(DeckRegistryError, match="already enrolled as As in deck 'blue'"):
         registry.add_tag("red", uid_for(2, ace.index), ace, replacement=True)
