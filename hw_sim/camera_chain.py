@@ -92,11 +92,11 @@ class SlotKeeper:
         self.places = kept
         # later cards are drawn over earlier ones (a pile shows its top card)
         scene = [SceneCard(card=pc.card, zone=pc.zone, slot=kept[pc.uid][1],
-                           face_up=pc.face is Face.UP) for pc in felt]
+                           face_up=pc.face is Face.UP, joker=pc.joker) for pc in felt]
         top = _stub_top(model, camera)
         if top is not None:
             scene.append(SceneCard(card=top.card, zone=SHUFFLER, slot=0,
-                                   face_up=top.face is Face.UP))
+                                   face_up=top.face is Face.UP, joker=top.joker))
         return scene
 
 

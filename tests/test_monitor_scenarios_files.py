@@ -44,12 +44,7 @@ WITH_CAMERA = frozenset({CAMERA, BOTH})
 
 # Files that fail because of a simulator gap, not the monitor: run, and expected to fail (strict,
 # so a fixed simulator turns them into a failure that asks for the mark to be removed).
-SIM_GAPS: dict[str, str] = {
-    "joker-board-camera.toml": (
-        "hw_sim renders a face-up joker as a card back (a joker is a PhysicalCard with card=None "
-        "and VirtualCamera.render draws card_art.back() for card None) and the vision pipeline "
-        "has no joker template, so the camera never reports joker=True"),
-}
+SIM_GAPS: dict[str, str] = {}
 
 # Codes the scenario format cannot raise (scenario.md steps plus the extensions in
 # docs/simulator.md), each with the reason, each then needing an API test. None at present.
@@ -59,8 +54,8 @@ NOT_IN_SCENARIOS: dict[str, str] = {}
 # sensors cannot see"). Narrower than ALL_MODES only where a sensor cannot see the error:
 # faces need the camera; tags (foreign deck, link faults) need the reader; a conflict needs both.
 # Simulator limits: a third card on a seat lies on the seat's second card (the camera sees two),
-# so EXTRA_CARD_BURN and the late third card of MISDEAL_AFTER_ACTION need the reader; a camera-only
-# joker is in SIM_GAPS. Console and button errors do not depend on the sensors: all three modes.
+# so EXTRA_CARD_BURN and the late third card of MISDEAL_AFTER_ACTION need the reader.
+# Console and button errors do not depend on the sensors: all three modes.
 # The stub: the reader's tray antenna counts it (DECK_INCOMPLETE); only the camera sees a face
 # on it (FACE_UP_IN_DECK), and the camera sees only its top card.
 REQUIRED_MODES: dict[str, frozenset[str]] = {
@@ -80,7 +75,7 @@ REQUIRED_MODES: dict[str, frozenset[str]] = {
     "MISSING_BURN": ALL_MODES,
     "DUPLICATE_CARD": ALL_MODES,
     "FOREIGN_CARD": WITH_READER,
-    "JOKER": WITH_READER,
+    "JOKER": ALL_MODES,  # the camera sees a face-up joker
     "FACE_UP_IN_DECK": WITH_CAMERA,
     "CARD_EXPOSED_BY_PLAYER": WITH_CAMERA,
     "DECK_INCOMPLETE": WITH_READER,
