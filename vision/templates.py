@@ -93,8 +93,17 @@ def warp_card(frame: Image, quad: Vector, size: tuple[int, int]) -> Image:
     bottom-left of the result) straightened to ``size`` (width, height)."""
     w, h = size
     dst = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
-    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), dst)
-    return np.asarray(cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR,
+    src = np.asarray(quad, np.float32).reshape(4, 2)
+    # Only the quad's bounding box of the frame is handed to OpenCV (a few pixels wider for
+    # the interpolation): the result is the same, and a small source is faster to warp from.
+    fh, fw = frame.shape[:2]
+    lo = np.floor(src.min(axis=0)) - 2
+    hi = np.ceil(src.max(axis=0)) + 3
+    x0, y0 = int(min(max(lo[0], 0), fw - 1)), int(min(max(lo[1], 0), fh - 1))
+    x1, y1 = int(min(max(hi[0], x0 + 1), fw)), int(min(max(hi[1], y0 + 1), fh))
+    m = cv2.getPerspectiveTransform(src - np.array([x0, y0], np.float32), dst)
+    return np.asarray(cv2.warpPerspective(frame[y0:y1, x0:x1], m, (w, h),
+                                          flags=cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REPLICATE), np.uint8)
 
 
