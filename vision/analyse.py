@@ -91,19 +91,28 @@ class FrameAnalyser:
 
     def analyse(self, frame: Image) -> list[SeenCard]:
         frame = check_frame(frame)
+        quads = detect_cards(frame, self.detector)
+        readings: list[tuple[str, float, float] | None] = [None] * len(quads)
+        looks: list[Vector | None] = [None] * len(quads)
+        if self.remember:
+            for i, quad in enumerate(quads):
+                looks[i] = look = self.recogniser.look(frame, quad)
+                known = self._recall(quad, look)
+                if known is not None:
+                    readings[i] = (known.label, known.score, known.margin)
+        # The cards not remembered are read together (one batch of matrix products).
+        fresh = [i for i, r in enumerate(readings) if r is None]
+        for i, rec in zip(fresh, self.recogniser.classify_many(frame, [quads[i] for i in fresh]),
+                          strict=True):
+            readings[i] = (rec.label, rec.score, rec.margin)
+        self.read_count += len(fresh)
         out = []
         memory: list[_Memory] = []
-        for quad in detect_cards(frame, self.detector):
-            look = self.recogniser.look(frame, quad) if self.remember else None
-            known = self._recall(quad, look) if look is not None else None
-            if known is not None:
-                label, score, margin = known.label, known.score, known.margin
-            else:
-                rec = self.recogniser.classify(frame, quad)
-                self.read_count += 1
-                label, score, margin = rec.label, rec.score, rec.margin
-            if look is not None:
-                memory.append(_Memory(quad, look, label, score, margin))
+        for quad, reading, seen_look in zip(quads, readings, looks, strict=True):
+            assert reading is not None
+            label, score, margin = reading
+            if seen_look is not None:
+                memory.append(_Memory(quad, seen_look, label, score, margin))
             cx, cy = (float(v) for v in np.asarray(quad).mean(axis=0))
             zone = self.layout.zone_at(cx, cy) if self.layout is not None else None
             out.append(SeenCard(label=label, corners=quad, zone=zone, score=score,

@@ -92,6 +92,24 @@ def _detail(card: Image) -> Vector:
     return _unit(cv2.resize(grey, _DETAIL, interpolation=cv2.INTER_AREA))
 
 
+def _units(rows: Vector) -> Vector:
+    """:func:`_unit` of each row of a matrix."""
+    v = rows.astype(np.float32)
+    v -= v.mean(axis=1, keepdims=True)
+    n = np.sqrt(np.einsum("ij,ij->i", v, v))
+    return np.asarray(v / np.where(n > 1e-6, n, 1.0)[:, None], np.float32)
+
+
+def _shrunk_units(cards: list[Image], size: tuple[int, int]) -> Vector:
+    """:func:`_unit` of each card's grey picture shrunk to ``size``, one row per card, all in
+    one go: the cards are stacked into one tall picture, which is shrunk as a whole. The
+    cards' sizes being whole multiples of ``size``, each pixel of the result averages a block
+    of one card only, so the rows are what shrinking each card on its own gives."""
+    grey = cv2.cvtColor(np.vstack(cards), cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, (size[0], size[1] * len(cards)), interpolation=cv2.INTER_AREA)
+    return _units(small.reshape(len(cards), -1))
+
+
 def _prep(card: Image) -> Image:
     return np.asarray(cv2.GaussianBlur(card, (3, 3), 0.8), np.uint8)
 
@@ -173,7 +191,9 @@ class Recogniser:
                         corners[b][k].append(_unit(prepared[y0:y1, x0:x1]))
                     details[b].append(_detail(soft))
         self._face_thumbs = np.stack(thumbs)
-        self._corners = [[np.stack(c) for c in per_blur] for per_blur in corners]
+        # Per index part: (blur, template row, pixels), to gather each card's own blur level.
+        self._corner_stacks = [np.stack([np.stack(per_blur[k]) for per_blur in corners])
+                               for k in range(len(self.parts))]
         self._details = [np.stack(d) for d in details]
         self._back_thumbs = np.stack([_thumb(back), _thumb(cv2.rotate(back, cv2.ROTATE_180))])
         # Jokers: thumbnails and details of every design in both orientations, per blur.
@@ -192,13 +212,6 @@ class Recogniser:
         self._joker_thumbs = (np.stack(joker_thumbs) if jokers
                               else np.zeros((0, _THUMB[0] * _THUMB[1]), np.float32))
         self._joker_details = [np.stack(d) for d in joker_details] if jokers else []
-
-    def _face_or_back(self, thumb: Vector) -> tuple[float, float, float]:
-        """Best thumbnail scores of the back, the faces and the jokers (-1: no joker)."""
-        back_score = float((self._back_thumbs @ thumb).max())
-        best_face = float((self._face_thumbs @ thumb).max())
-        best_joker = float((self._joker_thumbs @ thumb).max()) if self.has_jokers else -1.0
-        return back_score, best_face, best_joker
 
     def _joker_check(self, card: Image, face_scores: Vector, best_joker: float
                      ) -> Recognition | None:
@@ -225,81 +238,147 @@ class Recogniser:
 
     def classify_warped(self, card: Image) -> Recognition:
         """Classify an upright-or-upside-down card picture of :data:`CANON` size."""
-        thumb = _thumb(card)
-        face_scores = self._face_thumbs @ thumb
-        back_score, best_face, best_joker = self._face_or_back(thumb)
-        if back_score >= max(best_face, best_joker):
-            return Recognition(BACK, back_score, back_score - max(best_face, best_joker))
-        if self.has_jokers and best_joker >= best_face - _JOKER_SLACK:
-            joker = self._joker_check(card, face_scores, best_joker)
-            if joker is not None:
-                return joker
+        return self.classify_cards([card])[0]
+
+    def classify_cards(self, cards: list[Image]) -> list[Recognition]:
+        """:meth:`classify_warped` of several cards at once (the same answers): the cards'
+        thumbnails, details and index corners are compared with the templates in a few
+        matrix products for all of them rather than card by card."""
+        if not cards:
+            return []
+        thumbs = _shrunk_units(cards, _THUMB)
+        details = _shrunk_units(cards, _DETAIL)
+        face_scores = thumbs @ self._face_thumbs.T
+        back_scores = (thumbs @ self._back_thumbs.T).max(axis=1)
+        best_faces = face_scores.max(axis=1)
+        best_jokers = ((thumbs @ self._joker_thumbs.T).max(axis=1) if self.has_jokers
+                       else np.full(len(cards), -1.0, np.float32))
+        out: list[Recognition | None] = [None] * len(cards)
+        to_read: list[int] = []
+        for i, card in enumerate(cards):
+            back_score, best_face = float(back_scores[i]), float(best_faces[i])
+            best_joker = float(best_jokers[i])
+            if back_score >= max(best_face, best_joker):
+                out[i] = Recognition(BACK, back_score, back_score - max(best_face, best_joker))
+                continue
+            if self.has_jokers and best_joker >= best_face - _JOKER_SLACK:
+                out[i] = self._joker_check(card, face_scores[i], best_joker)
+                if out[i] is not None:
+                    continue
+            to_read.append(i)
+        if to_read:
+            read = self._read_indices([cards[i] for i in to_read], face_scores[to_read],
+                                      details[to_read])
+            for i, rec in zip(to_read, read, strict=True):
+                out[i] = rec
+        return [r for r in out if r is not None]
+
+    def _read_indices(self, cards: list[Image], face_scores: Vector, seen_details: Vector
+                      ) -> list[Recognition]:
+        """Rank and suit of face-up cards from their index corners, among each card's short
+        list of faces by whole-card likeness (``face_scores``: thumbnail scores, one row per
+        card; ``seen_details``: the cards' detail vectors)."""
+        count = len(cards)
+        every = np.arange(count)[:, None]
         # The two index corners (top-left, and bottom-right turned half a turn), with room for
         # the shifts and the blur, blurred and in float: nothing else of the card is needed.
+        # The crops are blurred stacked in one picture: the blur reaches one pixel, and the
+        # outer ring of each crop, where crops meet, is dropped.
         x0, y0, x1, y1 = self.box
         m = _SHIFT + 1
-        padded = cv2.copyMakeBorder(card, m, m, m, m, cv2.BORDER_REPLICATE)
-        corners = []
-        for img in (padded, padded[::-1, ::-1]):
-            crop = np.ascontiguousarray(img[y0:y1 + 2 * m, x0:x1 + 2 * m])
-            corners.append(_prep(crop).astype(np.float32)[1:-1, 1:-1])
-        prepared, turned = corners
+        crops = []
+        for card in cards:
+            padded = cv2.copyMakeBorder(card, m, m, m, m, cv2.BORDER_REPLICATE)
+            for img in (padded, padded[::-1, ::-1]):
+                crops.append(img[y0:y1 + 2 * m, x0:x1 + 2 * m])
+        stacked = _prep(np.vstack(crops)).astype(np.float32)
+        ch, cw = y1 - y0 + 2 * m, x1 - x0 + 2 * m
+        regions = stacked.reshape(count, 2, ch, cw, 3)[:, :, 1:-1, 1:-1]
+        prepared = np.ascontiguousarray(regions[:, 0])
+        turned = np.ascontiguousarray(regions[:, 1])
         # Short list by whole-card likeness, per card (best of its two orientations).
-        per_card = face_scores.reshape(-1, 2).max(axis=1)
-        short = np.argsort(-per_card)[:_SHORTLIST]
-        rows = np.stack([2 * short, 2 * short + 1], axis=1).ravel()
+        per_card = face_scores.reshape(count, -1, 2).max(axis=2)
+        short = np.argsort(-per_card, axis=1)[:, :_SHORTLIST]
+        rows = np.stack([2 * short, 2 * short + 1], axis=2).reshape(count, -1)
         others = rows ^ 1
-        seen_detail = _detail(card)
-        # How blurred is this card? The blur level whose details fit the short list best.
-        fits = [float((d[rows] @ seen_detail).max()) for d in self._details]
-        blur = int(np.argmax(fits))
-        detail = self._details[blur][rows] @ seen_detail
-        scores = _BODY_WEIGHT * face_scores[rows] + _DETAIL_WEIGHT * detail
+        # How blurred is each card? The blur level whose details fit its short list best.
+        fits = np.stack([np.einsum("mkd,md->mk", d[rows], seen_details)
+                         for d in self._details])  # (blurs, cards, short list)
+        blur = np.argmax(fits.max(axis=2), axis=0)
+        detail = fits[blur, np.arange(count)]
+        scores = _BODY_WEIGHT * face_scores[every, rows] + _DETAIL_WEIGHT * detail
         for k, part in enumerate(self.parts):
-            a = self._match(prepared, self._corners[blur][k][rows], part)
-            b = self._match(turned, self._corners[blur][k][others], part)
+            templates = self._corner_stacks[k]
+            a = self._match(prepared, templates[blur[:, None], rows], part)
+            b = self._match(turned, templates[blur[:, None], others], part)
             weight = _PART_WEIGHTS[min(k, len(_PART_WEIGHTS) - 1)]
             scores = scores + weight * (np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6)
-        per_short = scores.reshape(-1, 2).max(axis=1)
-        order = np.argsort(-per_short)
-        top_score = float(per_short[order[0]])
-        runner = float(per_short[order[1]]) if len(order) > 1 else top_score - 1.0
-        return Recognition(self.labels[int(short[order[0]])], top_score, top_score - runner)
+        per_short = scores.reshape(count, -1, 2).max(axis=2)
+        order = np.argsort(-per_short, axis=1)
+        out = []
+        for i in range(count):
+            top_score = float(per_short[i, order[i, 0]])
+            runner = float(per_short[i, order[i, 1]]) if order.shape[1] > 1 else top_score - 1.0
+            out.append(Recognition(self.labels[int(short[i, order[i, 0]])], top_score,
+                                   top_score - runner))
+        return out
 
-    def _match(self, region: Vector, templates: Vector,
+    def _match(self, regions: Vector, templates: Vector,
                box: tuple[int, int, int, int]) -> Vector:
-        """Best normalised correlation of each template (zero-mean unit rows) with ``box`` of
-        the index corner ``region`` (which starts _SHIFT pixels above and left of the index
-        box), shifted by up to ±_SHIFT pixels. The templates having zero mean, the windows need
-        no centring for the numerator; their spread is taken from two sums."""
+        """Best normalised correlation of each card's templates (``templates[i]``: zero-mean
+        unit rows for card i) with ``box`` of that card's index corner ``regions[i]`` (which
+        starts _SHIFT pixels above and left of the index box), shifted by up to ±_SHIFT
+        pixels; one row per card. The templates having zero mean, the windows need no
+        centring for the numerator; their spread is taken from two sums."""
         x0, y0, x1, y1 = box
         bx, by = self.box[0], self.box[1]
         s = _SHIFT
-        sub = region[y0 - by:y1 - by + 2 * s, x0 - bx:x1 - bx + 2 * s]
+        sub = regions[:, y0 - by:y1 - by + 2 * s, x0 - bx:x1 - bx + 2 * s]
         size = (y1 - y0) * (x1 - x0) * 3
         n = 2 * s + 1
-        sy, sx, sc = sub.strides
+        sm, sy, sx, sc = sub.strides
         win = np.lib.stride_tricks.as_strided(
-            sub, shape=(n, n, y1 - y0, x1 - x0, 3), strides=(sy, sx, sy, sx, sc), writeable=False)
-        flat = win.reshape(n * n, size)
-        sums = flat.sum(axis=1)
-        squares = np.einsum("ij,ij->i", flat, flat)
+            sub, shape=(len(sub), n, n, y1 - y0, x1 - x0, 3),
+            strides=(sm, sy, sx, sy, sx, sc), writeable=False)
+        flat = win.reshape(len(sub), n * n, size)
+        sums = flat.sum(axis=2)
+        squares = np.einsum("mij,mij->mi", flat, flat)
         # A flat window (under one grey level of spread) matches nothing.
         spread = np.sqrt(np.maximum(squares - sums * sums / size, float(size)))
-        return np.asarray(((flat @ templates.T) / spread[:, None]).max(axis=0), np.float32)
+        scores = (flat @ templates.transpose(0, 2, 1)) / spread[:, :, None]
+        return np.asarray(scores.max(axis=1), np.float32)
 
     def look(self, frame: Image, quad: Vector) -> Vector:
         """The card's coarse grey thumbnail (unit vector), to tell whether it changed."""
         return _thumb(warp_card(frame, quad, (CANON[0] // 2, CANON[1] // 2)))
 
     def classify(self, frame: Image, quad: Vector) -> Recognition:
-        """Classify the card whose corners (ordered, frame pixels) are ``quad``.
+        """Classify the card whose corners (ordered, frame pixels) are ``quad``."""
+        return self.classify_many(frame, [quad])[0]
+
+    def classify_many(self, frame: Image, quads: list[Vector]) -> list[Recognition]:
+        """Classify the cards whose corners (ordered, frame pixels) are ``quads``.
 
         Face or back is decided first on a half-size straightening (a quarter of the pixels);
-        only a face is straightened at full size to read its index."""
-        half = warp_card(frame, quad, (CANON[0] // 2, CANON[1] // 2))
-        thumb = _thumb(half)
-        back_score, best_face, best_joker = self._face_or_back(thumb)
-        if back_score >= max(best_face, best_joker):
-            return Recognition(BACK, back_score, back_score - max(best_face, best_joker))
-        return self.classify_warped(warp_card(frame, quad, CANON))
+        only faces are straightened at full size to read their index."""
+        if not quads:
+            return []
+        half = (CANON[0] // 2, CANON[1] // 2)
+        thumbs = _shrunk_units([warp_card(frame, q, half) for q in quads], _THUMB)
+        back_scores = (thumbs @ self._back_thumbs.T).max(axis=1)
+        best_faces = (thumbs @ self._face_thumbs.T).max(axis=1)
+        best_jokers = ((thumbs @ self._joker_thumbs.T).max(axis=1) if self.has_jokers
+                       else np.full(len(quads), -1.0, np.float32))
+        out: list[Recognition | None] = [None] * len(quads)
+        faces: list[int] = []
+        for i in range(len(quads)):
+            back_score = float(back_scores[i])
+            rival = max(float(best_faces[i]), float(best_jokers[i]))
+            if back_score >= rival:
+                out[i] = Recognition(BACK, back_score, back_score - rival)
+            else:
+                faces.append(i)
+        read = self.classify_cards([warp_card(frame, quads[i], CANON) for i in faces])
+        for i, rec in zip(faces, read, strict=True):
+            out[i] = rec
+        return [r for r in out if r is not None]
