@@ -36,7 +36,7 @@ import numpy as np
 
 from table_controller.cards import Card, parse_card
 from vision.arrays import Image, Vector
-from vision.templates import BACK, JOKER, DeckTemplates, warp_card
+from vision.templates import BACK, JOKER, DeckTemplates, warp_card, warp_cards
 
 CANON = (72, 100)
 """Width, height of the straightened card picture."""
@@ -100,14 +100,13 @@ def _units(rows: Vector) -> Vector:
     return np.asarray(v / np.where(n > 1e-6, n, 1.0)[:, None], np.float32)
 
 
-def _shrunk_units(cards: list[Image], size: tuple[int, int]) -> Vector:
-    """:func:`_unit` of each card's grey picture shrunk to ``size``, one row per card, all in
-    one go: the cards are stacked into one tall picture, which is shrunk as a whole. The
-    cards' sizes being whole multiples of ``size``, each pixel of the result averages a block
-    of one card only, so the rows are what shrinking each card on its own gives."""
-    grey = cv2.cvtColor(np.vstack(cards), cv2.COLOR_BGR2GRAY)
-    small = cv2.resize(grey, (size[0], size[1] * len(cards)), interpolation=cv2.INTER_AREA)
-    return _units(small.reshape(len(cards), -1))
+def _shrunk_units(grey: Image, count: int, size: tuple[int, int]) -> Vector:
+    """:func:`_unit` of each of ``count`` grey cards stacked top to bottom in ``grey``, shrunk
+    to ``size``, one row per card, all in one go. The cards' size being a whole multiple of
+    ``size``, each pixel of the result averages a block of one card only, so the rows are what
+    shrinking each card on its own gives."""
+    small = cv2.resize(grey, (size[0], size[1] * count), interpolation=cv2.INTER_AREA)
+    return _units(small.reshape(count, -1))
 
 
 def _prep(card: Image) -> Image:
@@ -246,8 +245,14 @@ class Recogniser:
         matrix products for all of them rather than card by card."""
         if not cards:
             return []
-        thumbs = _shrunk_units(cards, _THUMB)
-        details = _shrunk_units(cards, _DETAIL)
+        return self._classify_stack(np.vstack(cards), len(cards))
+
+    def _classify_stack(self, stack: Image, count: int) -> list[Recognition]:
+        """:meth:`classify_cards` of ``count`` cards stacked top to bottom in ``stack``."""
+        cards = np.split(stack, count)
+        grey = cv2.cvtColor(stack, cv2.COLOR_BGR2GRAY)
+        thumbs = _shrunk_units(grey, count, _THUMB)
+        details = _shrunk_units(grey, count, _DETAIL)
         face_scores = thumbs @ self._face_thumbs.T
         back_scores = (thumbs @ self._back_thumbs.T).max(axis=1)
         best_faces = face_scores.max(axis=1)
@@ -364,7 +369,8 @@ class Recogniser:
         if not quads:
             return []
         half = (CANON[0] // 2, CANON[1] // 2)
-        thumbs = _shrunk_units([warp_card(frame, q, half) for q in quads], _THUMB)
+        halves = cv2.cvtColor(warp_cards(frame, quads, half), cv2.COLOR_BGR2GRAY)
+        thumbs = _shrunk_units(halves, len(quads), _THUMB)
         back_scores = (thumbs @ self._back_thumbs.T).max(axis=1)
         best_faces = (thumbs @ self._face_thumbs.T).max(axis=1)
         best_jokers = ((thumbs @ self._joker_thumbs.T).max(axis=1) if self.has_jokers
@@ -378,7 +384,8 @@ class Recogniser:
                 out[i] = Recognition(BACK, back_score, back_score - rival)
             else:
                 faces.append(i)
-        read = self.classify_cards([warp_card(frame, quads[i], CANON) for i in faces])
+        read = self._classify_stack(warp_cards(frame, [quads[i] for i in faces], CANON),
+                                    len(faces)) if faces else []
         for i, rec in zip(faces, read, strict=True):
             out[i] = rec
         return [r for r in out if r is not None]
