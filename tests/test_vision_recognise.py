@@ -22,7 +22,7 @@ import pytest
 
 from vision import render, synth
 from vision.analyse import FrameAnalyser
-from vision.detect import order_corners
+from vision.detect import detect_cards, order_corners
 from vision.layout import default_layout
 from vision.recognise import CANON, Recogniser
 from vision.templates import (
@@ -34,6 +34,7 @@ from vision.templates import (
     load_deck,
     save_deck,
     warp_card,
+    warp_cards,
 )
 
 DECK = Path(__file__).resolve().parent / "data" / "vision" / "letele" / "cards"
@@ -241,3 +242,36 @@ def test_warp_straightens_the_card(deck_images: dict[str, np.ndarray]) -> None:
     diff = np.minimum(np.abs(warped.astype(int) - ref)[inner].mean(),
                       np.abs(warped[::-1, ::-1].astype(int) - ref)[inner].mean())
     assert diff < 20
+
+
+def test_warp_cards_stacks_what_warp_card_gives_one_by_one(
+        deck_images: dict[str, np.ndarray]) -> None:
+    frame = synth.make_frame(deck_images, 701).image
+    quads = detect_cards(frame)
+    assert len(quads) >= 10
+    stacked = warp_cards(frame, quads, CANON)
+    assert stacked.shape == (CANON[1] * len(quads), CANON[0], 3)
+    for i, quad in enumerate(quads):
+        one = warp_card(frame, quad, CANON).astype(int)
+        part = stacked[i * CANON[1]:(i + 1) * CANON[1]].astype(int)
+        # Sampling positions are rounded to 1/32 pixel both ways, with slightly different
+        # float arithmetic: at most a rare pixel on a sharp edge differs, and by a few levels.
+        assert np.abs(part - one).max() <= 8
+        assert (part != one).mean() < 0.01
+    assert warp_cards(frame, [], CANON).shape == (0, CANON[0], 3)
+
+
+def test_reading_a_frame_in_one_batch_gives_each_card_s_own_reading(
+        recogniser: Recogniser, deck_images: dict[str, np.ndarray]) -> None:
+    frame = synth.make_frame(deck_images, 703).image
+    quads = detect_cards(frame)
+    batch = recogniser.classify_many(frame, quads)
+    assert len(batch) == len(quads) and any(r.face_up for r in batch)
+    for quad, rec in zip(quads, batch, strict=True):
+        alone = recogniser.classify(frame, quad)
+        assert alone.label == rec.label
+        assert abs(alone.score - rec.score) < 1e-4
+    faces = [warp_card(frame, q, CANON) for q, r in zip(quads, batch, strict=True) if r.face_up]
+    labels = [r.label for r in recogniser.classify_cards(faces)]
+    assert labels == [recogniser.classify_warped(f).label for f in faces]
+    assert recogniser.classify_many(frame, []) == []
