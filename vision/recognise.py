@@ -100,6 +100,15 @@ def _units(rows: Vector) -> Vector:
     return np.asarray(v / np.where(n > 1e-6, n, 1.0)[:, None], np.float32)
 
 
+def _products(rows: Vector, templates: Vector) -> Vector:
+    """``rows @ templates.T`` computed row by row (a stack of one-row products). A frame's
+    cards at once make a product big enough for OpenBLAS to spread over every core, whose
+    threads then busy-wait between products: on the Pi's few cores, shared with the rest of
+    the controller, that doubles the CPU time for no gain in wall time. One-row products stay
+    on the calling thread."""
+    return np.asarray(np.matmul(rows[:, None, :], templates.T)[:, 0], np.float32)
+
+
 def _shrunk_units(grey: Image, count: int, size: tuple[int, int]) -> Vector:
     """:func:`_unit` of each of ``count`` grey cards stacked top to bottom in ``grey``, shrunk
     to ``size``, one row per card, all in one go. The cards' size being a whole multiple of
@@ -253,10 +262,10 @@ class Recogniser:
         grey = cv2.cvtColor(stack, cv2.COLOR_BGR2GRAY)
         thumbs = _shrunk_units(grey, count, _THUMB)
         details = _shrunk_units(grey, count, _DETAIL)
-        face_scores = thumbs @ self._face_thumbs.T
-        back_scores = (thumbs @ self._back_thumbs.T).max(axis=1)
+        face_scores = _products(thumbs, self._face_thumbs)
+        back_scores = _products(thumbs, self._back_thumbs).max(axis=1)
         best_faces = face_scores.max(axis=1)
-        best_jokers = ((thumbs @ self._joker_thumbs.T).max(axis=1) if self.has_jokers
+        best_jokers = (_products(thumbs, self._joker_thumbs).max(axis=1) if self.has_jokers
                        else np.full(len(cards), -1.0, np.float32))
         out: list[Recognition | None] = [None] * len(cards)
         to_read: list[int] = []
@@ -371,9 +380,9 @@ class Recogniser:
         half = (CANON[0] // 2, CANON[1] // 2)
         halves = cv2.cvtColor(warp_cards(frame, quads, half), cv2.COLOR_BGR2GRAY)
         thumbs = _shrunk_units(halves, len(quads), _THUMB)
-        back_scores = (thumbs @ self._back_thumbs.T).max(axis=1)
-        best_faces = (thumbs @ self._face_thumbs.T).max(axis=1)
-        best_jokers = ((thumbs @ self._joker_thumbs.T).max(axis=1) if self.has_jokers
+        back_scores = _products(thumbs, self._back_thumbs).max(axis=1)
+        best_faces = _products(thumbs, self._face_thumbs).max(axis=1)
+        best_jokers = (_products(thumbs, self._joker_thumbs).max(axis=1) if self.has_jokers
                        else np.full(len(quads), -1.0, np.float32))
         out: list[Recognition | None] = [None] * len(quads)
         faces: list[int] = []
