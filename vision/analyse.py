@@ -95,8 +95,9 @@ class FrameAnalyser:
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
         looks: list[Vector | None] = [None] * len(quads)
         if self.remember:
-            for i, quad in enumerate(quads):
-                looks[i] = look = self.recogniser.look(frame, quad)
+            for i, (quad, look) in enumerate(zip(quads, self.recogniser.looks(frame, quads),
+                                                 strict=True)):
+                looks[i] = look
                 known = self._recall(quad, look)
                 if known is not None:
                     readings[i] = (known.label, known.score, known.margin)

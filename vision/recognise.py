@@ -366,6 +366,13 @@ class Recogniser:
         """The card's coarse grey thumbnail (unit vector), to tell whether it changed."""
         return _thumb(warp_card(frame, quad, (CANON[0] // 2, CANON[1] // 2)))
 
+    def looks(self, frame: Image, quads: list[Vector]) -> Vector:
+        """:meth:`look` of several cards, one row each, straightened together."""
+        half = (CANON[0] // 2, CANON[1] // 2)
+        grey = cv2.cvtColor(warp_cards(frame, quads, half), cv2.COLOR_BGR2GRAY)
+        return _shrunk_units(grey, len(quads), _THUMB) if quads else np.zeros(
+            (0, _THUMB[0] * _THUMB[1]), np.float32)
+
     def classify(self, frame: Image, quad: Vector) -> Recognition:
         """Classify the card whose corners (ordered, frame pixels) are ``quad``."""
         return self.classify_many(frame, [quad])[0]
