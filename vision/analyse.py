@@ -6,16 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from table_controller.cards import Card, parse_card
 from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, check_frame, detect_cards
 from vision.layout import TableLayout
-from vision.recognise import Recogniser
-from vision.templates import BACK, JOKER
+from vision.recognise import Labelled, Recogniser
 
 
 @dataclass(frozen=True, slots=True)
-class SeenCard:
+class SeenCard(Labelled):
     """A card in one frame. ``label``: ``"As"`` style, ``"back"`` or ``"joker"`` (face up);
     ``corners``: (4, 2) frame pixels, clockwise from a corner of a short side; ``zone``: None
     when off every zone."""
@@ -25,19 +23,6 @@ class SeenCard:
     zone: str | None
     score: float
     margin: float
-
-    @property
-    def face_up(self) -> bool:
-        return self.label != BACK
-
-    @property
-    def joker(self) -> bool:
-        return self.label == JOKER
-
-    @property
-    def card(self) -> Card | None:
-        """The card read; None for a back or a joker."""
-        return None if self.label in (BACK, JOKER) else parse_card(self.label)
 
     @property
     def centre(self) -> tuple[float, float]:

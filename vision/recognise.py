@@ -52,14 +52,12 @@ _JOKER_SLACK = 0.25
 """How far below the best face's thumbnail score a joker's may be and still be compared."""
 
 
-@dataclass(frozen=True, slots=True)
-class Recognition:
-    """``label`` is ``"As"`` style, ``"back"`` or ``"joker"``; ``score`` the winning match
-    (about 0..1.5), ``margin`` its lead over the runner-up (small: unsure)."""
+class Labelled:
+    """What a reading's ``label`` (``"As"`` style, ``"back"`` or ``"joker"``) says of the card;
+    shared by :class:`Recognition` and the analyser's ``SeenCard``."""
 
+    __slots__ = ()
     label: str
-    score: float
-    margin: float
 
     @property
     def face_up(self) -> bool:
@@ -71,7 +69,18 @@ class Recognition:
 
     @property
     def card(self) -> Card | None:
+        """The card read; None for a back or a joker."""
         return None if self.label in (BACK, JOKER) else parse_card(self.label)
+
+
+@dataclass(frozen=True, slots=True)
+class Recognition(Labelled):
+    """``label`` is ``"As"`` style, ``"back"`` or ``"joker"``; ``score`` the winning match
+    (about 0..1.5), ``margin`` its lead over the runner-up (small: unsure)."""
+
+    label: str
+    score: float
+    margin: float
 
 
 def _unit(v: Vector) -> Vector:
