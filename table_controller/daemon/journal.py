@@ -309,6 +309,17 @@ class Journal:
     def _which(self, run: int | None) -> int | None:
         return run if run is not None else self.latest_run()
 
+    def _run_rows(self, select: str, *, hand: int | None, run: int | None) -> list[Any]:
+        """Rows of ``select`` (a query over one table) for ``run`` (default: the latest) and,
+        when given, ``hand``, in the order they were written."""
+        sql = select + " WHERE run = ?"
+        params: tuple[Any, ...] = (self._which(run),)
+        if hand is not None:
+            sql += " AND hand = ?"
+            params += (hand,)
+        with self._read() as db:
+            return list(db.execute(sql + " ORDER BY id", params).fetchall())
+
     def hands(self, *, run: int | None = None) -> list[HandRecord]:
         """Every hand of ``run`` (default: the latest), started or ended, by number."""
         which = self._which(run)
@@ -326,26 +337,13 @@ class Journal:
     def alerts(self, *, hand: int | None = None, run: int | None = None
                ) -> list[dict[str, Any]]:
         """The alerts (alerts.md JSON objects) of ``hand``, or of the whole run, in order."""
-        which = self._which(run)
-        sql = "SELECT json FROM alerts WHERE run = ?"
-        params: tuple[Any, ...] = (which,)
-        if hand is not None:
-            sql += " AND hand = ?"
-            params += (hand,)
-        with self._read() as db:
-            rows = db.execute(sql + " ORDER BY id", params).fetchall()
+        rows = self._run_rows("SELECT json FROM alerts", hand=hand, run=run)
         return [json.loads(r[0]) for r in rows]
 
     def console_requests(self, *, hand: int | None = None, run: int | None = None
                          ) -> list[dict[str, Any]]:
-        which = self._which(run)
-        sql = "SELECT t, wall, hand, request, ok, error FROM console WHERE run = ?"
-        params: tuple[Any, ...] = (which,)
-        if hand is not None:
-            sql += " AND hand = ?"
-            params += (hand,)
-        with self._read() as db:
-            rows = db.execute(sql + " ORDER BY id", params).fetchall()
+        rows = self._run_rows("SELECT t, wall, hand, request, ok, error FROM console",
+                              hand=hand, run=run)
         return [{"t": r[0], "time": r[1], "hand": r[2], "request": r[3], "ok": bool(r[4]),
                  "error": r[5]} for r in rows]
 
