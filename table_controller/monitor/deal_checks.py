@@ -117,12 +117,7 @@ def _face_up_at_deal(mon: DealingMonitor, tc: TrackedCard, seat: int, position: 
                         "flop's burn card")
 
     def verify() -> str | None:
-        if present(mon, pid, seat_zone(seat)):
-            return f"{name} is still on seat {seat}"
-        moved = mon.fusion.picture.get(pid)
-        if moved is not None and moved.gone_since is None and moved.zone != BURN:
-            return f"{name} is in {moved.zone}, not on the burn pile"
-        return _two_cards(mon, seat)
+        return _moved_to_burn(mon, pid, name, seat)
 
     def apply(_t: float) -> list[Alert]:
         run.replacement_due.pop(seat, None)
@@ -130,6 +125,17 @@ def _face_up_at_deal(mon: DealingMonitor, tc: TrackedCard, seat: int, position: 
 
     mon.book.open(alert, verify=verify, apply=apply)
     return [alert]
+
+
+def _moved_to_burn(mon: DealingMonitor, pid: int, name: str, seat: int) -> str | None:
+    """Remedy check for a card that must go from ``seat`` to the burn pile, leaving the seat
+    with two cards: None when done, else what is still wrong."""
+    if present(mon, pid, seat_zone(seat)):
+        return f"{name} is still on seat {seat}"
+    moved = mon.fusion.picture.get(pid)
+    if moved is not None and moved.gone_since is None and moved.zone != BURN:
+        return f"{name} is in {moved.zone}, not on the burn pile"
+    return _two_cards(mon, seat)
 
 
 def _two_cards(mon: DealingMonitor, seat: int) -> str | None:
@@ -151,15 +157,7 @@ def _extra_card(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float) -> li
                  remedy=f"Put {name} from seat {seat} on the burn pile: it is the flop's "
                         "burn card")
 
-    def verify() -> str | None:
-        if present(mon, pid, seat_zone(seat)):
-            return f"{name} is still on seat {seat}"
-        moved = mon.fusion.picture.get(pid)
-        if moved is not None and moved.gone_since is None and moved.zone != BURN:
-            return f"{name} is in {moved.zone}, not on the burn pile"
-        return _two_cards(mon, seat)
-
-    mon.book.open(alert, verify=verify)
+    mon.book.open(alert, verify=lambda: _moved_to_burn(mon, pid, name, seat))
     return [alert]
 
 
