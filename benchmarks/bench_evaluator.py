@@ -37,7 +37,7 @@ def _best_of(repeats: int, run: Callable[[], object]) -> tuple[float, float]:
 
 
 def _build_times() -> dict[str, float]:
-    from table_controller import evaluator_batch, evaluator_tables
+    from table_controller.engine import evaluator_batch, evaluator_tables
 
     figures: dict[str, float] = {}
     for name, build in (
@@ -54,9 +54,9 @@ def _build_times() -> dict[str, float]:
 
 def main(quick: bool) -> dict[str, Any]:
     start = time.perf_counter()
-    from table_controller.cards import DECK
-    from table_controller.evaluator import CODES, evaluate, evaluate_codes, evaluate_many
-    from table_controller.evaluator_batch import evaluate_batch
+    from table_controller.engine.evaluator import CODES, evaluate, evaluate_codes, evaluate_many
+    from table_controller.engine.evaluator_batch import evaluate_batch
+    from table_controller.vocabulary.cards import DECK
 
     import_s = time.perf_counter() - start
     n = 20_000 if quick else 200_000
@@ -134,7 +134,7 @@ def main(quick: bool) -> dict[str, Any]:
         print(f"{label:44} {r['hands']:>9,.0f} {r['per_s_wall']:>13,.0f} {r['per_s_cpu']:>13,.0f} "
               f"{ratio}")
     builds = _build_times()
-    print(f"import of table_controller.evaluator* (tables built): {import_s:.3f} s; "
+    print(f"import of table_controller.engine.evaluator* (tables built): {import_s:.3f} s; "
           f"rebuild: {builds}")
     print(f"object, integer and NumPy paths agree on the sample: {same}")
     return {

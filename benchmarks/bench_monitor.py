@@ -35,19 +35,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from table_controller.alerts import Alert, Severity
-from table_controller.cards import DECK, Card
 from table_controller.engine import ActionKind, GameConfig, Street, Table
 from table_controller.monitor import ConsoleAction, DealingMonitor, MonitorConfig
-from table_controller.observations import (
+from table_controller.phh.simulate import choose_action
+from table_controller.vocabulary.alerts import Alert, Severity
+from table_controller.vocabulary.cards import DECK, Card
+from table_controller.vocabulary.observations import (
     ButtonPressed,
     CardEvent,
     CardObservation,
     Face,
     Source,
 )
-from table_controller.phh.simulate import choose_action
-from table_controller.zones import BOARD, BURN, seat_zone
+from table_controller.vocabulary.zones import BOARD, BURN, seat_zone
 
 SEATS = 8  # six players on seats 1-6; seats 7 and 8 are empty
 PLAYERS = 6

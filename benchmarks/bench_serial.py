@@ -32,8 +32,8 @@ from firmware_bridge.protocol import (
 from firmware_bridge.reader import RfidReader
 from firmware_bridge.rfid_config import LinkConfig, ReaderConfig
 from firmware_bridge.tags import TagIdentity
-from hw_sim.rfid_controller import NO_FLICKER, VirtualRfidController
-from table_controller.observations import CardEvent, CardObservation, Observation
+from hw_sim.devices.rfid_controller import NO_FLICKER, VirtualRfidController
+from table_controller.vocabulary.observations import CardEvent, CardObservation, Observation
 
 
 class _Unknown:

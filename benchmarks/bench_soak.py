@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 
-from hw_sim.autoplay import AutoTable
+from hw_sim.harness.autoplay import AutoTable
 
 SEATS = 6
 STACK = 200

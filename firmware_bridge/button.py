@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 
 from firmware_bridge.gpio.base import GpioBackend, Pull
-from table_controller.observations import ButtonPressed
+from table_controller.vocabulary.observations import ButtonPressed
 
 DEBOUNCE_S = 0.025
 

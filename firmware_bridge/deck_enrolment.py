@@ -28,7 +28,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from firmware_bridge.decks import TagEntry, entry_problems, format_uid, missing_cards
-from table_controller.cards import RANKS, SUITS, Card, CardError, parse_card
+from table_controller.vocabulary.cards import RANKS, SUITS, Card, CardError, parse_card
 
 MIN_UID_BYTES = 4    # ISO 14443 single-size UID
 MAX_UID_BYTES = 10   # ISO 14443 triple-size; ISO 15693 tags have 8

@@ -36,7 +36,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from firmware_bridge.tags import TagIdentity
-from table_controller.cards import DECK, Card, CardError, parse_card
+from table_controller.vocabulary.cards import DECK, Card, CardError, check_deck_name, parse_card
 
 SCHEMA_VERSION = 1
 UNKNOWN = TagIdentity(card=None, deck=None, active=False)
@@ -220,7 +220,7 @@ class DeckRegistry:
         ``allow_missing``) a card missing raises :class:`DeckRegistryError` and leaves the
         registry as it was. The first deck ever enrolled becomes the active one.
         """
-        check_deck_name(name)
+        _deck_name(name)
         tags = list(entries)
         problems = entry_problems(tags)
         with self._lock:
@@ -508,11 +508,13 @@ def _check_version(db: sqlite3.Connection, path: str, *, create: bool) -> None:
             f"program knows version {SCHEMA_VERSION}")
 
 
-def check_deck_name(name: str) -> None:
-    """Raise :class:`DeckRegistryError` unless ``name`` is a usable deck name."""
-    if not name or not name.strip() or name != name.strip() or len(name) > 40:
-        raise DeckRegistryError(
-            f"bad deck name {name!r}: 1-40 characters, no leading or trailing spaces")
+def _deck_name(name: str) -> None:
+    """Raise :class:`DeckRegistryError` unless ``name`` is a usable deck name (the vocabulary's
+    rule, :func:`table_controller.vocabulary.cards.check_deck_name`)."""
+    try:
+        check_deck_name(name)
+    except CardError as exc:
+        raise DeckRegistryError(str(exc)) from None
 
 
 def _where(entry: TagEntry) -> str:

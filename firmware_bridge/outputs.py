@@ -1,6 +1,7 @@
 """The dealer's alert lamps (red, amber) and buzzer, driven through a GPIO backend.
 
-Each alert severity (``table_controller.alerts.Severity``, shared/spec/alerts.md) has a pattern:
+Each alert severity (``table_controller.vocabulary.alerts.Severity``, shared/spec/alerts.md) has
+a pattern:
 
 ========  ==========================  ===============================  =======================
 severity  red lamp                    amber lamp                       buzzer
@@ -35,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from firmware_bridge.gpio.base import GpioBackend
-from table_controller.alerts import Alert, Severity
+from table_controller.vocabulary.alerts import Alert, Severity
 
 _EPS = 1e-9
 

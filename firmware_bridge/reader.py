@@ -47,7 +47,7 @@ from firmware_bridge.protocol import (
 )
 from firmware_bridge.rfid_config import ReaderConfig
 from firmware_bridge.tags import TagIdentity, TagResolver
-from table_controller.observations import (
+from table_controller.vocabulary.observations import (
     CardEvent,
     CardObservation,
     Face,

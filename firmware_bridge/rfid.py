@@ -19,7 +19,7 @@ from firmware_bridge.link import SerialLink
 from firmware_bridge.reader import RfidReader
 from firmware_bridge.rfid_config import RfidConfig
 from firmware_bridge.tags import TagResolver
-from table_controller.observations import Observation
+from table_controller.vocabulary.observations import Observation
 
 
 class RfidService:

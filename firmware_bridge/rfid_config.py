@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from table_controller.zones import BOARD, BURN, MUCK, SEAT_ZONES, SHUFFLER, ZoneError, check_zone
+from table_controller.vocabulary.zones import (
+    BOARD,
+    BURN,
+    MUCK,
+    SEAT_ZONES,
+    SHUFFLER,
+    ZoneError,
+    check_zone,
+)
 
 
 class RfidConfigError(ValueError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from table_controller.cards import Card
+from table_controller.vocabulary.cards import Card
 
 
 @dataclass(frozen=True, slots=True)

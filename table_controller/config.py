@@ -32,10 +32,10 @@ from typing import Any
 
 from firmware_bridge.gpio.config import GpioConfig, GpioConfigError
 from firmware_bridge.rfid_config import RfidConfig, RfidConfigError
-from table_controller.cards import Card, CardError, parse_card
 from table_controller.engine import ConfigError as EngineConfigError
 from table_controller.engine import GameConfig, Structure
 from table_controller.monitor import MonitorConfig, MonitorError
+from table_controller.vocabulary.cards import Card, CardError, parse_card
 
 GAMES: Mapping[str, Structure] = {"nlhe": Structure.NO_LIMIT, "plhe": Structure.POT_LIMIT,
                                   "flhe": Structure.FIXED_LIMIT}

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from firmware_bridge.button import DEBOUNCE_S, ShufflerButton
 from firmware_bridge.gpio import Pull
-from hw_sim.gpio import Bounce, ManualClock, SimGpio
-from table_controller.observations import ButtonPressed
+from hw_sim.devices.gpio import Bounce, ManualClock, SimGpio
+from table_controller.vocabulary.observations import ButtonPressed
 
 PIN = 17
 TICK = 0.005  # the daemon loop's period

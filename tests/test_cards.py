@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.cards import (
+from table_controller.vocabulary.cards import (
     DECK,
     RANKS,
     SUITS,

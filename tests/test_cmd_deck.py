@@ -10,8 +10,8 @@ import pytest
 
 from firmware_bridge.deck_enrolment import ENROLMENT_ORDER
 from firmware_bridge.decks import DeckRegistry
-from table_controller.cards import DECK
 from table_controller.cli import main
+from table_controller.vocabulary.cards import DECK
 
 
 def uid(deck: int, index: int) -> bytes:
@@ -150,7 +150,7 @@ def test_enroll_over_the_serial_link(tmp_path: Path, monkeypatch: pytest.MonkeyP
                                      capsys: pytest.CaptureFixture[str], flicker: float) -> None:
     """The real SerialLink against the virtual RFID controller on a pty; a flickering tag
     (seeded dropouts of up to 3 scan cycles) is still one arrival."""
-    from hw_sim.rfid_controller import FlickerModel, VirtualRfidController
+    from hw_sim.devices.rfid_controller import FlickerModel, VirtualRfidController
 
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # no keyboard
     db = str(tmp_path / "t.sqlite3")

@@ -19,23 +19,23 @@ from typing import Any
 import pytest
 import zmq
 
-from hw_sim.clock import SimClock
-from table_controller.alerts import Severity
-from table_controller.cards import parse_card
+from hw_sim.devices.clock import SimClock
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.controller import Controller
 from table_controller.daemon.journal import Journal
 from table_controller.daemon.simtable import SimTable
 from table_controller.engine import GameConfig, Table
 from table_controller.monitor import DealingMonitor, MonitorConfig
-from table_controller.observations import (
+from table_controller.phh import loads, replay
+from table_controller.vocabulary.alerts import Severity
+from table_controller.vocabulary.cards import parse_card
+from table_controller.vocabulary.observations import (
     CardEvent,
     CardObservation,
     Face,
     Observation,
     Source,
 )
-from table_controller.phh import loads, replay
 
 WAIT_S = 10.0
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.alerts import Alert
-from table_controller.cards import parse_card
 from table_controller.cli import main
 from table_controller.daemon.journal import Journal, JournalError
-from table_controller.observations import (
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import parse_card
+from table_controller.vocabulary.observations import (
     ButtonPressed,
     CardEvent,
     CardObservation,
@@ -104,7 +104,7 @@ def test_records_survive_a_killed_process(tmp_path: Path) -> None:
         import os, signal, sys
         sys.path.insert(0, {str(Path.cwd())!r})
         from table_controller.daemon.journal import Journal
-        from table_controller.observations import ButtonPressed
+        from table_controller.vocabulary.observations import ButtonPressed
         j = Journal.open({str(path)!r})
         j.start_run(t=0.0, wall="w", table_name="T", config="{{}}")
         for i in range(50):

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from table_controller.alerts import Alert
-from table_controller.cards import parse_card
 from table_controller.daemon.redact import HoleCards
-from table_controller.observations import CardEvent, CardObservation, Face, Source
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import parse_card
+from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
 
 
 def seen(zone: str, card: str, face: Face, event: CardEvent = CardEvent.PLACED

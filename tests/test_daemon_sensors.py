@@ -9,9 +9,9 @@ import time
 from typing import Any
 
 from firmware_bridge.button import ShufflerButton
-from hw_sim.gpio import ManualClock, SimGpio
+from hw_sim.devices.gpio import ManualClock, SimGpio
 from table_controller.daemon.sensors import CAMERA_SILENCE, ButtonSensor, CameraSensor
-from table_controller.observations import (
+from table_controller.vocabulary.observations import (
     ButtonPressed,
     CardEvent,
     CardObservation,

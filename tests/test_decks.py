@@ -20,7 +20,7 @@ from firmware_bridge.deck_enrolment import (
 )
 from firmware_bridge.decks import DeckRegistry, DeckRegistryError, TagEntry
 from firmware_bridge.tags import TagIdentity
-from table_controller.cards import DECK, parse_card
+from table_controller.vocabulary.cards import DECK, parse_card
 
 
 def uid_for(deck: int, index: int) -> bytes:

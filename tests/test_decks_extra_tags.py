@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from firmware_bridge.decks import DeckRegistry, DeckRegistryError, TagEntry
-from table_controller.cards import DECK, parse_card
+from table_controller.vocabulary.cards import DECK, parse_card
 
 
 def uid_for(deck: int, index: int) -> bytes:

@@ -6,7 +6,6 @@ import copy
 
 import pytest
 
-from table_controller.cards import parse_cards
 from table_controller.engine import (
     Action,
     ActionKind,
@@ -21,6 +20,7 @@ from table_controller.engine import (
     Table,
     TimeExpired,
 )
+from table_controller.vocabulary.cards import parse_cards
 
 F, X, C, B, R, A = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET,
                     ActionKind.RAISE, ActionKind.ALL_IN)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from table_controller.cards import parse_cards
 from table_controller.engine import (
     Action,
     ActionKind,
@@ -19,6 +18,7 @@ from table_controller.engine import (
     Table,
 )
 from table_controller.engine.pots import Pot, build_pots, split_pot, uncalled_excess
+from table_controller.vocabulary.cards import parse_cards
 
 F, X, C, B, R, A = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET,
                     ActionKind.RAISE, ActionKind.ALL_IN)

@@ -11,7 +11,6 @@ import copy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from table_controller.cards import DECK
 from table_controller.engine import (
     Action,
     ActionKind,
@@ -24,6 +23,7 @@ from table_controller.engine import (
     Structure,
     Table,
 )
+from table_controller.vocabulary.cards import DECK
 
 MAX_STEPS = 400
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from table_controller.cards import parse_cards
 from table_controller.engine import (
     Action,
     ActionKind,
@@ -18,6 +17,7 @@ from table_controller.engine import (
     Table,
     TableError,
 )
+from table_controller.vocabulary.cards import parse_cards
 
 F, X, C = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
 

@@ -9,8 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from table_controller.cards import DECK, Card, parse_cards
-from table_controller.evaluator import (
+from table_controller.engine.evaluator import (
     CODES,
     HandCategory,
     HandValue,
@@ -21,8 +20,9 @@ from table_controller.evaluator import (
     evaluate_many,
     score_codes,
 )
-from table_controller.evaluator_batch import evaluate_batch
-from table_controller.evaluator_rules import rank_only_score, suited_score
+from table_controller.engine.evaluator_batch import evaluate_batch
+from table_controller.engine.evaluator_rules import rank_only_score, suited_score
+from table_controller.vocabulary.cards import DECK, Card, parse_cards
 
 
 def ev(text: str) -> HandValue:

@@ -22,7 +22,7 @@ from firmware_bridge.gpio import (
     Pull,
     open_backend,
 )
-from hw_sim.gpio import Bounce, ManualClock, PinChange, SimGpio, bounce_burst
+from hw_sim.devices.gpio import Bounce, ManualClock, PinChange, SimGpio, bounce_burst
 
 
 def test_sim_backend_by_name_never_imports_rpi() -> None:

@@ -29,9 +29,14 @@ from firmware_bridge.reader import RfidReader
 from firmware_bridge.rfid import RfidService
 from firmware_bridge.rfid_config import DEFAULT_ANTENNA_ZONES, LinkConfig, ReaderConfig, RfidConfig
 from firmware_bridge.tags import TagIdentity
-from hw_sim.rfid_controller import NO_FLICKER, FlickerModel, VirtualRfidController
-from table_controller.cards import DECK, Card
-from table_controller.observations import CardEvent, CardObservation, Observation, SensorStatus
+from hw_sim.devices.rfid_controller import NO_FLICKER, FlickerModel, VirtualRfidController
+from table_controller.vocabulary.cards import DECK, Card
+from table_controller.vocabulary.observations import (
+    CardEvent,
+    CardObservation,
+    Observation,
+    SensorStatus,
+)
 
 WAIT = 5.0
 FAST = LinkConfig(heartbeat_interval=0.1, rx_timeout=2.0, handshake_timeout=1.0,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from table_controller.cards import Card, parse_card
 from table_controller.monitor import MonitorError
-from table_controller.observations import Face
-from table_controller.zones import BOARD, BURN
+from table_controller.vocabulary.cards import Card, parse_card
+from table_controller.vocabulary.observations import Face
+from table_controller.vocabulary.zones import BOARD, BURN
 from tests.test_monitor_kit import MODE_IDS, MODES, Felt, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}

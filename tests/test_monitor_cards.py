@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from table_controller.alerts import Severity
-from table_controller.cards import parse_card
 from table_controller.monitor import ConsoleAction
-from table_controller.observations import CardEvent, CardObservation, Face, Source
-from table_controller.zones import BOARD, BURN, SHUFFLER
+from table_controller.vocabulary.alerts import Severity
+from table_controller.vocabulary.cards import parse_card
+from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
+from table_controller.vocabulary.zones import BOARD, BURN, SHUFFLER
 from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}

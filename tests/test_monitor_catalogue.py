@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.alerts import CATALOGUE
+from table_controller.vocabulary.alerts import CATALOGUE
 
 HERE = Path(__file__).parent
 TESTS = [p for p in HERE.glob("test_monitor_*.py") if p.name != Path(__file__).name]

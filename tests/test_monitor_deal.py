@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from table_controller.alerts import Severity
 from table_controller.monitor import ConsoleAction, MonitorError
-from table_controller.observations import Face
-from table_controller.zones import BURN
+from table_controller.vocabulary.alerts import Severity
+from table_controller.vocabulary.observations import Face
+from table_controller.vocabulary.zones import BURN
 from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
 
 FOUR = {1: 100, 2: 100, 3: 100, 4: 100}

@@ -7,11 +7,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from table_controller.cards import parse_card
 from table_controller.engine import GameConfig, Structure, Table
 from table_controller.monitor import DealingMonitor, MonitorConfig, MonitorError
-from table_controller.observations import CardEvent, CardObservation, Face, SensorStatus, Source
-from table_controller.zones import BOARD
+from table_controller.vocabulary.cards import parse_card
+from table_controller.vocabulary.observations import (
+    CardEvent,
+    CardObservation,
+    Face,
+    SensorStatus,
+    Source,
+)
+from table_controller.vocabulary.zones import BOARD
 from tests.test_monitor_kit import MODE_IDS, MODES, Felt, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}

@@ -13,11 +13,11 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from table_controller.alerts import Alert
-from table_controller.cards import DECK, Card, parse_card
 from table_controller.engine import GameConfig, Structure, Table
 from table_controller.monitor import ConsoleAction, DealingMonitor, MonitorConfig
-from table_controller.observations import (
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import DECK, Card, parse_card
+from table_controller.vocabulary.observations import (
     ButtonPressed,
     CardEvent,
     CardObservation,
@@ -26,7 +26,7 @@ from table_controller.observations import (
     SensorStatus,
     Source,
 )
-from table_controller.zones import BOARD, BURN, SHUFFLER, seat_zone
+from table_controller.vocabulary.zones import BOARD, BURN, SHUFFLER, seat_zone
 
 MODES = (("rfid",), ("camera",), ("rfid", "camera"))
 MODE_IDS = ("rfid", "camera", "both")
@@ -284,7 +284,7 @@ def monitor(players: dict[int, int], *, sensors: Iterable[str] = ("rfid", "camer
 
 def codes(alerts: Iterable[Alert], *, game_only: bool = True) -> list[str]:
     """Alert codes, leaving out faults and info unless ``game_only`` is False."""
-    from table_controller.alerts import Severity
+    from table_controller.vocabulary.alerts import Severity
 
     return [a.code for a in alerts
             if not game_only or a.severity not in (Severity.FAULT, Severity.INFO)]

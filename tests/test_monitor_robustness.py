@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from table_controller.alerts import Alert
-from table_controller.cards import DECK
 from table_controller.monitor import ConsoleAction, DealingMonitor, MonitorConfig, MonitorError
-from table_controller.observations import (
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import DECK
+from table_controller.vocabulary.observations import (
     ButtonPressed,
     CardEvent,
     CardObservation,
@@ -17,7 +17,7 @@ from table_controller.observations import (
     SensorStatus,
     Source,
 )
-from table_controller.zones import ALL_ZONES
+from table_controller.vocabulary.zones import ALL_ZONES
 from tests.test_monitor_kit import MODES, make_table
 
 cards = st.one_of(st.none(), st.sampled_from(DECK))

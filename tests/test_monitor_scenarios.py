@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from table_controller.cards import parse_card
-from table_controller.observations import Face, Source
-from table_controller.zones import BOARD, BURN
+from table_controller.vocabulary.cards import parse_card
+from table_controller.vocabulary.observations import Face, Source
+from table_controller.vocabulary.zones import BOARD, BURN
 from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
 
 BOTH = ("rfid", "camera")
@@ -207,7 +207,7 @@ def test_08_link_faults_no_false_alarm(sensors: tuple[str, ...]) -> None:
     felt.deal_hole()
     # tag dropout: a hole card's tag misses reads for a moment, then is seen again
     p = felt.on_felt("seat3")[0]
-    from table_controller.observations import CardEvent, CardObservation
+    from table_controller.vocabulary.observations import CardEvent, CardObservation
 
     for event in (CardEvent.REMOVED, CardEvent.PLACED):
         felt.alerts += mon.observe(CardObservation(event=event, zone="seat3", t=felt.t,

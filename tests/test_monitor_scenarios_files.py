@@ -27,11 +27,11 @@ from typing import Any
 
 import pytest
 
-from table_controller.alerts import CATALOGUE
 from table_controller.cli import main
 from table_controller.monitor import ConsoleAction
-from table_controller.observations import CardEvent, CardObservation, Face, Source
-from table_controller.zones import SHUFFLER
+from table_controller.vocabulary.alerts import CATALOGUE
+from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
+from table_controller.vocabulary.zones import SHUFFLER
 from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
 
 FOLDER = Path(__file__).parent / "scenarios" / "monitor"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-hw_scenario = pytest.importorskip("hw_sim.scenario")
-hw_runner = pytest.importorskip("hw_sim.runner")
-hw_expect = pytest.importorskip("hw_sim.expectations")
+hw_scenario = pytest.importorskip("hw_sim.harness.scenario")
+hw_runner = pytest.importorskip("hw_sim.harness.runner")
+hw_expect = pytest.importorskip("hw_sim.harness.expectations")
 
 SCENARIOS = {
     "house_four_card_flop": """\

@@ -4,10 +4,10 @@ put back into it have an unknown face; the camera's view of the top follows the 
 
 from __future__ import annotations
 
-from table_controller.alerts import Alert
 from table_controller.monitor import ConsoleAction
-from table_controller.observations import CardEvent, CardObservation, Face, Source
-from table_controller.zones import SHUFFLER
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
+from table_controller.vocabulary.zones import SHUFFLER
 from tests.test_monitor_kit import Felt, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}

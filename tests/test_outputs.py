@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from firmware_bridge.outputs import PATTERNS, AlertOutputs, Pattern, blink, steady
-from hw_sim.gpio import ManualClock, PinChange, SimGpio
-from table_controller.alerts import Alert, Severity
+from hw_sim.devices.gpio import ManualClock, PinChange, SimGpio
+from table_controller.vocabulary.alerts import Alert, Severity
 
 RED, AMBER, BUZZER = 22, 23, 24
 

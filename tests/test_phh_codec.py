@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.cards import DECK, parse_card
 from table_controller.phh import (
     BetOrRaiseTo,
     CheckOrCall,
@@ -30,6 +29,7 @@ from table_controller.phh import (
     parse_action,
 )
 from table_controller.phh.codec import iter_phh_files, toml_string
+from table_controller.vocabulary.cards import DECK, parse_card
 from tests.phh_pokerkit import pokerkit_finishing_stacks, random_pokerkit_phh
 
 MINIMAL = """\

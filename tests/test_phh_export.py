@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.cards import DECK
 from table_controller.engine import (
     Action,
     ActionKind,
@@ -23,6 +22,7 @@ from table_controller.phh import PhhError, dumps, load, loads
 from table_controller.phh.export import Context, export_hand
 from table_controller.phh.replay import game_config, replay
 from table_controller.phh.simulate import play_random_hand, random_table
+from table_controller.vocabulary.cards import DECK
 from tests.phh_pokerkit import round_trip
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "table_controller" / "data" / "examples"

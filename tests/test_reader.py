@@ -26,8 +26,13 @@ from firmware_bridge.rfid_config import (
     RfidConfigError,
 )
 from firmware_bridge.tags import TagIdentity
-from table_controller.cards import parse_card
-from table_controller.observations import CardEvent, CardObservation, Observation, SensorStatus
+from table_controller.vocabulary.cards import parse_card
+from table_controller.vocabulary.observations import (
+    CardEvent,
+    CardObservation,
+    Observation,
+    SensorStatus,
+)
 
 AS, KD = b"\x04\x00\x00\x01", b"\x04\x00\x00\x02"
 FOREIGN, JOKER, BROKEN = b"\x05\x00\x00\x01", b"\x05\x00\x00\x02", b"\xee\xee"

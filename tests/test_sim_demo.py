@@ -1,10 +1,11 @@
-"""``table-controller demo`` and continuous play (hw_sim.autoplay) through the real controller."""
+"""``table-controller demo`` and continuous play (hw_sim.harness.autoplay) through the real
+controller."""
 
 from __future__ import annotations
 
 import pytest
 
-from hw_sim.autoplay import ERRORS, AutoTable
+from hw_sim.harness.autoplay import ERRORS, AutoTable
 from table_controller.cli import main
 
 

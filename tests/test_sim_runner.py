@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from hw_sim.clock import SimClock
-from hw_sim.dealer import Dealer
-from hw_sim.expectations import differences
-from hw_sim.runner import ScenarioRunner, SimWorld, Timing
-from hw_sim.scenario import ScenarioAction, parse_scenario
-from hw_sim.table_model import TableModel
-from hw_sim.wiring import build_button, build_pty_rfid, build_rfid
-from table_controller.alerts import Alert
-from table_controller.observations import (
+from hw_sim.devices.clock import SimClock
+from hw_sim.devices.dealer import Dealer
+from hw_sim.devices.table_model import TableModel
+from hw_sim.devices.wiring import build_button, build_pty_rfid, build_rfid
+from hw_sim.harness.expectations import differences
+from hw_sim.harness.runner import ScenarioRunner, SimWorld, Timing
+from hw_sim.harness.scenario import ScenarioAction, parse_scenario
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.observations import (
     ButtonPressed,
     CardEvent,
     CardObservation,

@@ -6,18 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from hw_sim.scenario import (
+from hw_sim.harness.scenario import (
     Actions,
     ButtonReport,
     Deal,
-    GreenButton,
     MoveCard,
     PlaceCard,
+    PressGreenButton,
     ScenarioError,
     load_scenario,
     parse_scenario,
 )
-from table_controller.cards import parse_card
+from table_controller.vocabulary.cards import parse_card
 
 HEAD = """
 [table]
@@ -73,7 +73,7 @@ stacks = {1 = 100, 2 = 100}
 """, source="x.toml")
     assert sc.table.rules == "tda" and sc.table.sensors == ("rfid", "camera")
     assert sc.table.ante == 0 and sc.players == {1: 100, 2: 100}
-    assert isinstance(sc.steps[0], GreenButton) and sc.steps[0].number == 1
+    assert isinstance(sc.steps[0], PressGreenButton) and sc.steps[0].number == 1
     assert isinstance(sc.steps[1], Deal) and sc.steps[1].street == "hole"
     board = sc.steps[2]
     assert isinstance(board, PlaceCard) and board.is_next and board.face == "up"

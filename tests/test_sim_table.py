@@ -8,15 +8,15 @@ import random
 import pytest
 
 from firmware_bridge.decks import DeckRegistry
-from hw_sim.clock import SimClock
-from hw_sim.dealer import Dealer, DealerError
-from hw_sim.expectations import RaisedAlert, RunRecord, differences
-from hw_sim.scenario import parse_scenario
-from hw_sim.table_model import ModelError, PhysicalCard, TableModel, shuffled_deck
-from hw_sim.wiring import ModelAntennas
-from table_controller.alerts import Alert
-from table_controller.cards import DECK, parse_card, parse_cards
-from table_controller.observations import Face
+from hw_sim.devices.clock import SimClock
+from hw_sim.devices.dealer import Dealer, DealerError
+from hw_sim.devices.table_model import ModelError, PhysicalCard, TableModel, shuffled_deck
+from hw_sim.devices.wiring import ModelAntennas
+from hw_sim.harness.expectations import RaisedAlert, RunRecord, differences
+from hw_sim.harness.scenario import parse_scenario
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import DECK, parse_card, parse_cards
+from table_controller.vocabulary.observations import Face
 
 
 def fresh(order: str = "") -> tuple[TableModel, Dealer, list[str]]:

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hw_sim import card_art
-from hw_sim.camera import SceneCard, VirtualCamera
-from table_controller.cards import parse_card
-from table_controller.observations import CardEvent, Face, Source
+from hw_sim.devices import card_art
+from hw_sim.devices.camera import SceneCard, VirtualCamera
+from table_controller.vocabulary.cards import parse_card
+from table_controller.vocabulary.observations import CardEvent, Face, Source
 from vision.analyse import FrameAnalyser
 from vision.detect import FrameError, detect_cards, order_corners
 from vision.recognise import Recogniser

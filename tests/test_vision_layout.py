@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.zones import ALL_ZONES
+from table_controller.vocabulary.zones import ALL_ZONES
 from vision.calibration import CalibrationError, load_config, zones_toml
 from vision.layout import default_layout, parse_zones, point_in_polygon
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from table_controller.cards import parse_card
-from table_controller.observations import CardEvent, Face, Source
+from table_controller.vocabulary.cards import parse_card
+from table_controller.vocabulary.observations import CardEvent, Face, Source
 from vision.analyse import SeenCard
 from vision.tracker import CardTracker
 

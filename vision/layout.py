@@ -1,8 +1,8 @@
 """The default table layout seen by the overhead camera, and zone geometry.
 
 A layout names each zone (``seat1``..``seat10``, ``board``, ``burn``, ``muck``; the shared
-vocabulary of :mod:`table_controller.zones`) with a polygon in image pixels, and gives the
-nominal card size in pixels and, for the simulator, the slot positions where cards lie in each
+vocabulary of :mod:`table_controller.vocabulary.zones`) with a polygon in image pixels, and gives
+the nominal card size in pixels and, for the simulator, the slot positions where cards lie in each
 zone. The default is for a 1280x720 frame with the dealer at the bottom centre and seat 1 at the
 dealer's left, seats numbered clockwise as the table is seen from above (rules.md §2: play goes
 clockwise, to the left).
@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from table_controller.zones import BOARD, BURN, MUCK, check_zone, seat_zone
+from table_controller.vocabulary.zones import BOARD, BURN, MUCK, check_zone, seat_zone
 
 Point = tuple[float, float]
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from table_controller.cards import Card, parse_card
+from table_controller.vocabulary.cards import Card, parse_card
 from vision.arrays import Image, Vector
 from vision.templates import BACK, JOKER, DeckTemplates, warp_card, warp_cards
 

@@ -4,7 +4,7 @@
   or a stream URL (``rtsp://...``, ``http://...``).
 - :class:`Picamera2Source`: the Raspberry Pi camera module through picamera2 (OpenCV cannot open
   it); picamera2 is imported only when this source is opened.
-- The simulator's :class:`hw_sim.camera.VirtualCamera` implements the same interface.
+- The simulator's camera (``sim``, :data:`SOURCES`) implements the same interface.
 
 Every source returns :class:`Frame` records stamped with ``time.monotonic()`` (or the clock it
 was given), and ``None`` when no frame is available (end of a file, a camera that stopped).
@@ -12,6 +12,7 @@ was given), and ``None`` when no frame is available (end of a file, a camera tha
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -107,14 +108,25 @@ class Picamera2Source:
         self._cam.close()
 
 
-def open_source(spec: str, *, clock: Clock = time.monotonic) -> FrameSource:
-    """Open a source by its configuration string: ``picamera2``, ``sim`` (the simulator's camera
-    with an empty table; scenarios drive :class:`hw_sim.camera.VirtualCamera` directly), a camera
-    index such as ``0``, a video file path or a stream URL."""
-    if spec == "picamera2":
-        return Picamera2Source(clock=clock)
-    if spec == "sim":
-        from hw_sim.camera import VirtualCamera
+# Named sources: name -> "module:class", imported only when that source is opened (as the GPIO
+# backends are), so the vision package never imports picamera2 or the simulator otherwise.
+SOURCES: dict[str, str] = {
+    "picamera2": "vision.sources:Picamera2Source",
+    "sim": "hw_sim.devices.camera:VirtualCamera",
+}
 
-        return VirtualCamera(clock=clock)
-    return VideoCaptureSource(spec, clock=clock)
+
+def open_source(spec: str, *, clock: Clock = time.monotonic) -> FrameSource:
+    """Open a source by its configuration string: a name of :data:`SOURCES` (``picamera2``;
+    ``sim``, the simulator's camera with an empty table, which scenarios drive directly), a
+    camera index such as ``0``, a video file path or a stream URL."""
+    target = SOURCES.get(spec)
+    if target is None:
+        return VideoCaptureSource(spec, clock=clock)
+    module_name, class_name = target.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise FrameSourceError(f"camera source {spec!r} is not available: {exc}") from None
+    source: FrameSource = getattr(module, class_name)(clock=clock)
+    return source

@@ -20,8 +20,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from table_controller.cards import DECK
-from table_controller.zones import BOARD, BURN, MUCK, SEAT_ZONES
+from table_controller.vocabulary.cards import DECK
+from table_controller.vocabulary.zones import BOARD, BURN, MUCK, SEAT_ZONES
 from vision import render
 from vision.arrays import Image, Vector
 from vision.layout import CARD_ASPECT, TableLayout, default_layout

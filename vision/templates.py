@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from table_controller.cards import DECK, parse_card
+from table_controller.vocabulary.cards import DECK, CardError, check_deck_name, parse_card
 from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, detect_cards
 from vision.layout import CARD_ASPECT
@@ -35,7 +35,6 @@ BACK = "back"
 JOKER = "joker"
 """The recognition label of a face-up joker, whatever its design."""
 _JOKER_NAME = re.compile(r"^joker([2-9]|[1-9][0-9])?$")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 class EnrolmentError(ValueError):
@@ -70,12 +69,13 @@ def default_store() -> Path:
     return Path.home() / ".local" / "share" / "table-controller" / "decks"
 
 
-def check_deck_name(name: str) -> str:
-    if not _NAME.match(name):
-        raise EnrolmentError(
-            f"bad deck name {name!r}: use letters, digits, '-', '_' or '.', up to 64 characters"
-        )
-    return name
+def _deck_name(name: str) -> str:
+    """``name`` if it can name a deck (the vocabulary's rule,
+    :func:`table_controller.vocabulary.cards.check_deck_name`), else :class:`EnrolmentError`."""
+    try:
+        return check_deck_name(name)
+    except CardError as exc:
+        raise EnrolmentError(str(exc)) from None
 
 
 def _flatten(image: Image) -> Image:
@@ -174,7 +174,7 @@ def enroll_from_folder(folder: str | Path, name: str, *, allow_partial: bool = F
     Every one of the 52 faces and the back must be there unless ``allow_partial``; jokers are
     optional. File names that are not cards are reported, never guessed at.
     """
-    check_deck_name(name)
+    _deck_name(name)
     folder = Path(folder)
     if not folder.is_dir():
         raise EnrolmentError(f"not a folder: {folder}")
@@ -223,7 +223,7 @@ def enroll_from_folder(folder: str | Path, name: str, *, allow_partial: bool = F
 def enroll_from_frames(frames: Iterable[tuple[str, Image]], name: str) -> DeckTemplates:
     """Enrol from ``(label, frame)`` pairs, each frame showing that one card alone on the felt
     (label ``"As"`` style, ``"back"``, or ``"joker"``, ``"joker2"``, ... for the jokers)."""
-    check_deck_name(name)
+    _deck_name(name)
     faces: dict[str, Image] = {}
     jokers: dict[str, Image] = {}
     back: Image | None = None
@@ -283,7 +283,7 @@ def enroll_from_source(read_frame: Callable[[], Image | None], name: str,
 
 def save_deck(deck: DeckTemplates, root: str | Path) -> Path:
     """Write the deck under ``root/NAME``; returns that folder."""
-    folder = Path(root) / check_deck_name(deck.name)
+    folder = Path(root) / _deck_name(deck.name)
     folder.mkdir(parents=True, exist_ok=True)
     for label, pic in [*deck.faces.items(), (BACK, deck.back), *deck.jokers.items()]:
         if not cv2.imwrite(str(folder / f"{label}.png"), pic):
@@ -297,7 +297,7 @@ def save_deck(deck: DeckTemplates, root: str | Path) -> Path:
 
 def load_deck(name: str, root: str | Path) -> DeckTemplates:
     """Read an enrolled deck; raises :class:`EnrolmentError` naming what is missing or bad."""
-    folder = Path(root) / check_deck_name(name)
+    folder = Path(root) / _deck_name(name)
     meta_path = folder / "deck.json"
     if not meta_path.is_file():
         raise EnrolmentError(f"deck {name!r} is not enrolled (no {meta_path})")

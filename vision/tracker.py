@@ -20,8 +20,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from table_controller.cards import parse_card
-from table_controller.observations import CardEvent, CardObservation, Face, Source
+from table_controller.vocabulary.cards import parse_card
+from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
 from vision.analyse import SeenCard
 from vision.templates import BACK, JOKER
 

@@ -1,5 +1,5 @@
 """GPIO backends, chosen by name: ``"rpi"`` (RPi.GPIO, or rpi-lgpio on a Pi 5) or ``"sim"`` (the
-hardware simulator's pins, :mod:`hw_sim.gpio`).
+hardware simulator's pins, :mod:`hw_sim.devices.gpio`).
 
 A backend's module is imported only when that backend is opened, so this package imports on any
 machine and choosing ``"sim"`` never imports RPi.GPIO. The simulator is never a default: the
@@ -26,7 +26,7 @@ __all__ = ["BACKENDS", "BackendUnavailable", "Edge", "EdgeCallback", "GpioBacken
 # name -> "module:class"; the module is imported by open_backend only.
 BACKENDS: dict[str, str] = {
     "rpi": "firmware_bridge.gpio.rpi:RpiGpio",
-    "sim": "hw_sim.gpio:SimGpio",
+    "sim": "hw_sim.devices.gpio:SimGpio",
 }
 
 

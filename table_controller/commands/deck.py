@@ -104,9 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _import(registry: DeckRegistry, args: argparse.Namespace) -> int:
     from firmware_bridge.deck_enrolment import read_deck_file
-    from firmware_bridge.decks import check_deck_name
-
-    check_deck_name(args.deck)
+    _deck_name(args.deck)
     entries = read_deck_file(args.file, allow_missing=args.allow_missing)
     info = registry.enroll(args.deck, entries, allow_missing=args.allow_missing)
     print(f"deck {info.name!r} enrolled from {args.file}: {_describe(info)}")
@@ -161,6 +159,15 @@ def _describe(info: DeckInfo) -> str:
 
 
 # -- interactive enrolment -----------------------------------------------------------------------
+
+
+def _deck_name(name: str) -> None:
+    from table_controller.vocabulary.cards import CardError, check_deck_name
+
+    try:
+        check_deck_name(name)
+    except CardError as exc:
+        raise _InputError(str(exc)) from None
 
 
 class _InputError(Exception):
@@ -313,9 +320,9 @@ class _LinkTags:
 
 def _enroll(registry: DeckRegistry, args: argparse.Namespace) -> int:
     from firmware_bridge.deck_enrolment import Enrolment, Outcome
-    from firmware_bridge.decks import DeckRegistryError, check_deck_name
+    from firmware_bridge.decks import DeckRegistryError
 
-    check_deck_name(args.deck)
+    _deck_name(args.deck)
     if args.jokers < 0:
         raise _InputError("--jokers must be 0 or more")
     if args.antenna is not None and not 0 <= args.antenna <= 254:

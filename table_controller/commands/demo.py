@@ -29,8 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hw_sim.autoplay import AutoTable, HandReport
-    from hw_sim.wiring import WiringError
+    from hw_sim.devices.wiring import WiringError
+    from hw_sim.harness.autoplay import AutoTable, HandReport
 
     sensors = tuple(s.strip() for s in args.sensors.split(",") if s.strip())
     if not sensors or any(s not in ("rfid", "camera") for s in sensors):
@@ -148,8 +148,8 @@ class _LiveView(_PlainView):
         from rich.table import Table
         from rich.text import Text
 
-        from table_controller.observations import Face
-        from table_controller.zones import BOARD, seat_zone
+        from table_controller.vocabulary.observations import Face
+        from table_controller.vocabulary.zones import BOARD, seat_zone
 
         t = self.table
         model = t.runner.world.model

@@ -42,10 +42,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hw_sim.expectations import RaisedAlert, differences
-    from hw_sim.runner import Listeners, build_runner
-    from hw_sim.scenario import ScenarioError, load_scenario
-    from hw_sim.wiring import WiringError
+    from hw_sim.devices.wiring import WiringError
+    from hw_sim.harness.expectations import RaisedAlert, differences
+    from hw_sim.harness.runner import Listeners, build_runner
+    from hw_sim.harness.scenario import ScenarioError, load_scenario
 
     if args.list:
         for path in sorted(BUILT_IN.glob("*.toml")):

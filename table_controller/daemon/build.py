@@ -91,7 +91,7 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
     devices: list[Callable[[], None]] = []  # closed by the controller after its sensors
     clock: Callable[[], float] = time.monotonic
     if sim:
-        from hw_sim.clock import SimClock
+        from hw_sim.devices.clock import SimClock
         from table_controller.daemon.simtable import PacedClock, SimTable
 
         sim_table = SimTable(clock=SimClock(),

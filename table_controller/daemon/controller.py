@@ -28,14 +28,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from firmware_bridge.outputs import AlertOutputs
-from table_controller.alerts import CATALOGUE, Alert, Severity
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.journal import Journal
 from table_controller.daemon.redact import HoleCards
 from table_controller.engine import EngineError, Hand
 from table_controller.monitor import ConsoleAction, DealingMonitor, MonitorError
-from table_controller.observations import CardObservation, Observation, SensorStatus
 from table_controller.phh import Context, PhhError, dumps, export_hand
+from table_controller.vocabulary.alerts import CATALOGUE, Alert, Severity
+from table_controller.vocabulary.observations import CardObservation, Observation, SensorStatus
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table_controller.alerts import Alert
-from table_controller.observations import ButtonPressed, CardObservation, Observation, SensorStatus
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.observations import (
+    ButtonPressed,
+    CardObservation,
+    Observation,
+    SensorStatus,
+)
 
 log = logging.getLogger(__name__)
 

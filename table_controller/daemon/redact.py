@@ -12,9 +12,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from table_controller.cards import Card
-from table_controller.observations import CardObservation, Face
-from table_controller.zones import seat_of
+from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.observations import CardObservation, Face
+from table_controller.vocabulary.zones import seat_of
 
 HIDDEN = "??"
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from firmware_bridge.button import ShufflerButton
 from firmware_bridge.rfid import RfidService
-from table_controller.observations import Observation, SensorStatus, Source
+from table_controller.vocabulary.observations import Observation, SensorStatus, Source
 
 log = logging.getLogger(__name__)
 

@@ -1,10 +1,10 @@
 """The simulated table for ``table-controller run --sim`` and the daemon's tests.
 
-The devices are the simulator's (:mod:`hw_sim.wiring`): the virtual RFID controller on a pty read
-by the REAL serial link and reader, the shuffler's green button bouncing on a simulated GPIO pin
-and debounced by the REAL :class:`~firmware_bridge.button.ShufflerButton`, and optionally the
+The devices are the simulator's (:mod:`hw_sim.devices.wiring`): the virtual RFID controller on a
+pty read by the REAL serial link and reader, the shuffler's green button bouncing on a simulated
+GPIO pin and debounced by the REAL :class:`~firmware_bridge.button.ShufflerButton`, and optionally
 virtual camera whose rendered frames go through the REAL vision code
-(:mod:`hw_sim.camera_chain`); lamps and buzzer are driven on the same simulated GPIO. The
+(:mod:`hw_sim.devices.camera_chain`); lamps and buzzer are driven on the same simulated GPIO. The
 controller polls them through the same :class:`~table_controller.daemon.controller.Sensor`
 interface as a table's devices.
 
@@ -14,7 +14,7 @@ what to do through the console channel (``sim_press``, ``sim_deal``, ``sim_show`
 ``sim_collect``; see docs/running.md), so a hand can be played on ``run --sim`` from any zmq
 client.
 
-Time: the simulator's :class:`~hw_sim.clock.SimClock`. :meth:`SimTable.advance_to` moves it,
+Time: the simulator's :class:`~hw_sim.devices.clock.SimClock`. :meth:`SimTable.advance_to` moves it,
 stopping at each scheduled bounce edge of the button so the debouncer sees exact times;
 :class:`PacedClock` makes it follow real time for ``run --sim``, tests move it themselves.
 """
@@ -28,14 +28,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from firmware_bridge.outputs import AlertOutputs
-from hw_sim import wiring
-from hw_sim.clock import SimClock
-from hw_sim.dealer import Dealer, DealerError
-from hw_sim.table_model import ModelError, TableModel, shuffled_deck
-from table_controller.alerts import Alert
-from table_controller.cards import Card
+from hw_sim.devices import wiring
+from hw_sim.devices.clock import SimClock
+from hw_sim.devices.dealer import Dealer, DealerError
+from hw_sim.devices.table_model import ModelError, TableModel, shuffled_deck
 from table_controller.daemon.controller import Command, ConsoleError
-from table_controller.observations import Observation
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.observations import Observation
 
 STREETS = ("hole", "flop", "turn", "river")
 
@@ -62,7 +62,7 @@ class SimTable:
         self.rfid = wiring.build_pty_rfid(self.model, clock, seed=seed) if rfid else None
         self.camera: Any = None
         if camera:
-            from hw_sim.camera_chain import build_camera  # OpenCV: only when simulated
+            from hw_sim.devices.camera_chain import build_camera  # OpenCV: only when simulated
 
             self.camera = build_camera(self.model, seed=seed)
         self.button = wiring.build_button(clock, random.Random(f"button:{seed}"))

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from table_controller.cards import Card
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
 from table_controller.engine.betting import BettingRound, Resolved, SeatState
 from table_controller.engine.config import GameConfig
 from table_controller.engine.errors import IllegalAction
+from table_controller.engine.evaluator import evaluate
 from table_controller.engine.interpret import interpret_chips
 from table_controller.engine.pots import Pot, build_pots, uncalled_excess
 from table_controller.engine.records import (
@@ -42,7 +42,7 @@ from table_controller.engine.showdown import (
     showdown_order,
     take_rake,
 )
-from table_controller.evaluator import evaluate
+from table_controller.vocabulary.cards import Card
 
 _BETTING_STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)  # a tuple: enum
 # members are found by identity, faster than hashing them into a set

@@ -9,8 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from table_controller.cards import Card
 from table_controller.engine.actions import Action, ActionKind, Street
+from table_controller.vocabulary.cards import Card
 
 
 class PostKind(enum.Enum):

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from table_controller.alerts import Alert
-from table_controller.cards import Card
 from table_controller.monitor.cards_in_play import TrackedCard
-from table_controller.zones import BOARD, BURN, MUCK, SHUFFLER, seat_of
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.zones import BOARD, BURN, MUCK, SHUFFLER, seat_of
 
 if TYPE_CHECKING:
     from table_controller.monitor.monitor import DealingMonitor

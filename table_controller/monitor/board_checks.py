@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from table_controller.alerts import Alert
-from table_controller.cards import format_cards
 from table_controller.monitor.alerting import hand_cards, make, present
 from table_controller.monitor.cards_in_play import TrackedCard
 from table_controller.monitor.records import MonitorError
-from table_controller.observations import Source
-from table_controller.zones import BOARD, BURN
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import format_cards
+from table_controller.vocabulary.observations import Source
+from table_controller.vocabulary.zones import BOARD, BURN
 
 if TYPE_CHECKING:
     from table_controller.monitor.monitor import DealingMonitor

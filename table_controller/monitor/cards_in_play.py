@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from table_controller.cards import Card
-from table_controller.observations import Face
+from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.observations import Face
 
 
 @dataclass(slots=True, eq=False)

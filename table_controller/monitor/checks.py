@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from table_controller.alerts import Alert
-from table_controller.cards import DECK, Card, format_cards
 from table_controller.engine import Street
 from table_controller.monitor import board_checks, deal_checks
 from table_controller.monitor.alerting import (
@@ -25,8 +23,10 @@ from table_controller.monitor.alerting import (
 from table_controller.monitor.cards_in_play import TrackedCard
 from table_controller.monitor.fusion import Fused
 from table_controller.monitor.records import ConsoleAction
-from table_controller.observations import Face
-from table_controller.zones import BOARD, BURN, SHUFFLER, seat_of, seat_zone
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import DECK, Card, format_cards
+from table_controller.vocabulary.observations import Face
+from table_controller.vocabulary.zones import BOARD, BURN, SHUFFLER, seat_of, seat_zone
 
 if TYPE_CHECKING:
     from table_controller.monitor.monitor import DealingMonitor

@@ -20,15 +20,15 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from table_controller.alerts import Alert
-from table_controller.cards import Card
 from table_controller.engine import EngineError
 from table_controller.monitor.alerting import hand_cards, known, make, misdeal, present
 from table_controller.monitor.cards_in_play import TrackedCard
 from table_controller.monitor.fusion import Fused
 from table_controller.monitor.procedure import CARDS_EACH, Placement
-from table_controller.observations import Face
-from table_controller.zones import BURN, SHUFFLER, seat_zone
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.observations import Face
+from table_controller.vocabulary.zones import BURN, SHUFFLER, seat_zone
 
 if TYPE_CHECKING:
     from table_controller.monitor.monitor import DealingMonitor

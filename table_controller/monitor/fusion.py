@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from table_controller.cards import Card
 from table_controller.monitor.cards_in_play import CardPicture, TrackedCard
-from table_controller.observations import CardEvent, CardObservation, Face, Source
-from table_controller.zones import BURN, MUCK, SHUFFLER
+from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
+from table_controller.vocabulary.zones import BURN, MUCK, SHUFFLER
 
 STACKED_ZONES = frozenset({BURN, MUCK, SHUFFLER})
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Sequence
 
-from table_controller.alerts import Alert
-from table_controller.cards import Card
 from table_controller.engine import Action, ActionKind, EngineError, Hand, Street, Table
 from table_controller.monitor import checks
 from table_controller.monitor.alerting import make, seat_text
@@ -25,14 +23,16 @@ from table_controller.monitor.records import (
     MonitorError,
 )
 from table_controller.monitor.remedies import RemedyBook
-from table_controller.observations import (
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.observations import (
     ButtonPressed,
     CardObservation,
     Observation,
     SensorStatus,
     Source,
 )
-from table_controller.zones import ZoneError, check_zone
+from table_controller.vocabulary.zones import ZoneError, check_zone
 
 BurnChooser = Callable[[Sequence[Card]], Card]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from table_controller.alerts import Alert, Severity
+from table_controller.vocabulary.alerts import Alert, Severity
 
 Verify = Callable[[], str | None]
 """Returns None when the remedy is carried out, else what is still wrong."""

@@ -22,7 +22,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from table_controller.cards import RANKS, SUITS, CardError, parse_card
 from table_controller.phh.model import (
     VARIANTS,
     BetOrRaiseTo,
@@ -37,6 +36,7 @@ from table_controller.phh.model import (
     PhhError,
     ShowOrMuck,
 )
+from table_controller.vocabulary.cards import RANKS, SUITS, CardError, parse_card
 
 # Fields required for every variant, then per betting structure (phh-std "Required fields").
 _COMMON_REQUIRED = ("variant", "antes", "blinds_or_straddles", "starting_stacks", "actions")

@@ -31,7 +31,6 @@ import datetime
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from table_controller.cards import Card
 from table_controller.engine import (
     ActionKind,
     ActionTaken,
@@ -61,6 +60,7 @@ from table_controller.phh.model import (
     PhhError,
     ShowOrMuck,
 )
+from table_controller.vocabulary.cards import Card
 
 VARIANT_OF: Mapping[Structure, str] = {
     Structure.NO_LIMIT: "NT",

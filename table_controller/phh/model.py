@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from table_controller.cards import Card
+from table_controller.vocabulary.cards import Card
 
 # Variant codes of the Texas hold'em games our engine plays (phh-std "Required fields"). PHH has
 # no official pot-limit Texas hold'em code; "PT" follows the pattern of its other codes ("PO" is

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
-from table_controller.cards import Card
 from table_controller.engine import (
     Action,
     ActionKind,
@@ -51,6 +50,7 @@ from table_controller.phh.model import (
     PhhError,
     ShowOrMuck,
 )
+from table_controller.vocabulary.cards import Card
 
 STRUCTURE_OF = {"NT": Structure.NO_LIMIT, "PT": Structure.POT_LIMIT, "FT": Structure.FIXED_LIMIT}
 

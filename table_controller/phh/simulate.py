@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 
-from table_controller.cards import DECK, Card
 from table_controller.engine import (
     Action,
     ActionKind,
@@ -19,6 +18,7 @@ from table_controller.engine import (
     Street,
     Table,
 )
+from table_controller.vocabulary.cards import DECK, Card
 
 _DONE = (Street.SHOWDOWN, Street.COMPLETE)
 

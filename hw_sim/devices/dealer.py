@@ -20,11 +20,11 @@ import random
 import re
 from collections.abc import Callable, Sequence
 
-from hw_sim.table_model import ModelError, PhysicalCard, TableModel
-from table_controller.alerts import Alert, Severity
-from table_controller.cards import Card, parse_card
-from table_controller.observations import Face
-from table_controller.zones import BOARD, BURN, MUCK, seat_zone
+from hw_sim.devices.table_model import ModelError, PhysicalCard, TableModel
+from table_controller.vocabulary.alerts import Alert, Severity
+from table_controller.vocabulary.cards import Card, parse_card
+from table_controller.vocabulary.observations import Face
+from table_controller.vocabulary.zones import BOARD, BURN, MUCK, seat_zone
 
 STREET_CARDS = {"flop": 3, "turn": 1, "river": 1}
 _BURN_IN_REMEDY = re.compile(r"\b([2-9TJQKA][shdc]) is the burn card")

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hw_sim.scenario import Expectation, Scenario
-from table_controller.alerts import Alert, Severity
+from hw_sim.harness.scenario import Expectation, Scenario
+from table_controller.vocabulary.alerts import Alert, Severity
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 Used by ``table-controller demo`` and the soak benchmark. Each hand is made of the same steps a
 scenario file holds (green button, deal, card, actions, resolve, showdown, fault), generated as
-the hand goes and performed by the same :class:`~hw_sim.runner.ScenarioRunner`, so the real
+the hand goes and performed by the same :class:`~hw_sim.harness.runner.ScenarioRunner`, so the real
 controller sees exactly what it would see from a scenario.
 
 Players are seeded random: facing a bet they mostly call, sometimes fold or raise the minimum;
@@ -19,14 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hw_sim.expectations import RaisedAlert
-from hw_sim.runner import Listeners, ScenarioRunner, build_runner
-from hw_sim.scenario import (
+from hw_sim.devices.wiring import MonitorController
+from hw_sim.harness.expectations import RaisedAlert
+from hw_sim.harness.runner import Listeners, ScenarioRunner, build_runner
+from hw_sim.harness.scenario import (
     Actions,
     Deal,
     Fault,
-    GreenButton,
     PlaceCard,
+    PressGreenButton,
     Resolve,
     Scenario,
     ScenarioAction,
@@ -34,9 +35,8 @@ from hw_sim.scenario import (
     Step,
     TableSpec,
 )
-from hw_sim.wiring import MonitorController
-from table_controller.alerts import Severity
-from table_controller.zones import seat_zone
+from table_controller.vocabulary.alerts import Severity
+from table_controller.vocabulary.zones import seat_zone
 
 ERRORS: dict[str, str] = {
     # error kind -> the alert code it must raise (alerts.md, rules.md §5)
@@ -86,7 +86,7 @@ def demo_scenario(*, seats: int, stack: int, blinds: tuple[int, int], seed: int,
                       ante=0, button=1, rules="tda", sensors=sensors)
     return Scenario(path="<demo>", name="demo", table=table,
                     players={s: stack for s in range(1, seats + 1)}, deck_seed=seed,
-                    deck_order=(), steps=(GreenButton(1),))
+                    deck_order=(), steps=(PressGreenButton(1),))
 
 
 class AutoTable:
@@ -190,7 +190,7 @@ class AutoTable:
         return report
 
     def _play(self, report: HandReport, hands_before: int) -> None:
-        self._do(lambda n: GreenButton(n))
+        self._do(lambda n: PressGreenButton(n))
         if self.monitor.hand is None:
             raise _HandAborted("the green button started no hand")
         self._maybe_fault(report)

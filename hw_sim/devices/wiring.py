@@ -39,13 +39,13 @@ from firmware_bridge.protocol import (
 )
 from firmware_bridge.reader import RfidReader
 from firmware_bridge.rfid_config import DEFAULT_ANTENNA_ZONES, LinkConfig, ReaderConfig
-from hw_sim.clock import SimClock
-from hw_sim.gpio import Bounce, SimGpio, bounce_burst
-from hw_sim.rfid_controller import FlickerModel, VirtualRfidController
-from hw_sim.scenario import Scenario, ScenarioAction
-from hw_sim.table_model import TableModel
-from table_controller.alerts import Alert
-from table_controller.observations import Observation
+from hw_sim.devices.clock import SimClock
+from hw_sim.devices.gpio import Bounce, SimGpio, bounce_burst
+from hw_sim.devices.rfid_controller import FlickerModel, VirtualRfidController
+from hw_sim.devices.table_model import TableModel
+from hw_sim.harness.scenario import Scenario, ScenarioAction
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.observations import Observation
 
 log = logging.getLogger(__name__)
 HOLD_TIME = ReaderConfig().hold_time  # the reader's default, as on a table
@@ -170,7 +170,8 @@ class InProcessRfid:
 @dataclass(slots=True)
 class PtyRfid:
     """The RFID chain over a real serial connection: the table model's tags are laid on the
-    antennas of a :class:`hw_sim.rfid_controller.VirtualRfidController` serving a pty; the REAL
+    antennas of a :class:`hw_sim.devices.rfid_controller.VirtualRfidController` serving a pty;
+    the REAL
     :class:`firmware_bridge.link.SerialLink` (pyserial) reads it and feeds the REAL reader.
 
     Each poll runs one scan cycle and waits (in real time, bounded) until the reader has
@@ -305,11 +306,12 @@ GREEN_BUTTON_PIN = 17
 
 
 @dataclass(slots=True)
-class GreenButton:
+class SimButton:
     """The shuffler's green button: a press bounces on a simulated GPIO pin
-    (:class:`hw_sim.gpio.SimGpio`) and the REAL :class:`firmware_bridge.button.ShufflerButton`
-    debounces it. The pin's scheduled edges are announced through :meth:`next_due`, so the
-    runner stops the clock at each edge and the debouncer sees the exact bounce times."""
+    (:class:`hw_sim.devices.gpio.SimGpio`) and the REAL
+    :class:`firmware_bridge.button.ShufflerButton` debounces it. The pin's scheduled edges are
+    announced through :meth:`next_due`, so the runner stops the clock at each edge and the
+    debouncer sees the exact bounce times."""
 
     gpio: SimGpio
     button: ShufflerButton
@@ -339,9 +341,9 @@ class GreenButton:
         self.button.close()
 
 
-def build_button(clock: SimClock, rng: random.Random) -> GreenButton:
+def build_button(clock: SimClock, rng: random.Random) -> SimButton:
     gpio = SimGpio(clock=clock)
-    return GreenButton(gpio, ShufflerButton(gpio, pin=GREEN_BUTTON_PIN, clock=clock), rng)
+    return SimButton(gpio, ShufflerButton(gpio, pin=GREEN_BUTTON_PIN, clock=clock), rng)
 
 
 # --- the controller under test ----------------------------------------------------------------
@@ -354,7 +356,7 @@ CONSOLE_KINDS = {"time": "time_expired"}
 @dataclass(slots=True)
 class MonitorController:
     """Adapts the real :class:`table_controller.monitor.DealingMonitor` (with the engine's
-    :class:`Table` inside) to the runner's :class:`~hw_sim.runner.Controller` protocol."""
+    :class:`Table` inside) to the runner's :class:`~hw_sim.harness.runner.Controller` protocol."""
 
     monitor: Any
     table: Any

@@ -7,6 +7,7 @@ file is reported where it is and never guessed at.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -90,3 +91,17 @@ def format_cards(cards: Iterable[Card]) -> str:
 def iter_deck() -> Iterator[Card]:
     """The 52 cards in index order."""
     return iter(DECK)
+
+
+_DECK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def check_deck_name(name: str) -> str:
+    """``name`` if it can name a deck, else :class:`CardError`. One rule for the RFID deck
+    registry and the camera's enrolled designs, which name the same decks (and the design's
+    folder is named after it): 1-64 letters, digits, ``-``, ``_`` or ``.``, starting with a
+    letter or a digit."""
+    if not isinstance(name, str) or not _DECK_NAME.match(name):
+        raise CardError(f"bad deck name {name!r}: use 1-64 letters, digits, '-', '_' or '.', "
+                        "starting with a letter or a digit")
+    return name

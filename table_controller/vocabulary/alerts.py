@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from table_controller.cards import Card
+from table_controller.vocabulary.cards import Card
 
 
 class Severity(StrEnum):

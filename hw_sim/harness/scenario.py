@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_controller.alerts import CATALOGUE
-from table_controller.cards import Card, CardError, parse_card
-from table_controller.zones import BOARD, BURN, MUCK, SHUFFLER
+from table_controller.vocabulary.alerts import CATALOGUE
+from table_controller.vocabulary.cards import Card, CardError, parse_card
+from table_controller.vocabulary.zones import BOARD, BURN, MUCK, SHUFFLER
 
 GAMES = ("nlhe", "plhe", "flhe")
 RULE_PROFILES = ("tda", "house")
@@ -74,7 +74,7 @@ class ScenarioAction:
 
 
 @dataclass(frozen=True, slots=True)
-class GreenButton:
+class PressGreenButton:
     number: int
 
 
@@ -148,7 +148,7 @@ class ButtonReport:
     seat: int
 
 
-Step = (GreenButton | Deal | PlaceCard | MoveCard | FlipCard | Actions | Resolve | Showdown
+Step = (PressGreenButton | Deal | PlaceCard | MoveCard | FlipCard | Actions | Resolve | Showdown
         | Fault | ButtonReport)
 
 
@@ -397,7 +397,7 @@ class _Parser:
             self.keys(where, s, (kind,))
             if value is not True:
                 raise self.fail(where, f"{kind} must be true")
-            return GreenButton(n) if kind == "green_button" else Showdown(n)
+            return PressGreenButton(n) if kind == "green_button" else Showdown(n)
         if kind == "deal":
             self.keys(where, s, ("deal",))
             return Deal(n, self.string(f"{where} deal", value, STREETS))

@@ -32,9 +32,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from firmware_bridge.decks import DeckRegistry, TagEntry
-from table_controller.cards import DECK, Card
-from table_controller.observations import Face
-from table_controller.zones import SHUFFLER, check_zone
+from table_controller.vocabulary.cards import DECK, Card
+from table_controller.vocabulary.observations import Face
+from table_controller.vocabulary.zones import SHUFFLER, check_zone
 
 ACTIVE_DECK = "A"
 OTHER_DECK = "B"

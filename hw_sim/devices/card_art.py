@@ -19,7 +19,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from table_controller.cards import DECK, RANKS, Card
+from table_controller.vocabulary.cards import DECK, RANKS, Card
 from vision.arrays import Image
 
 WIDTH, HEIGHT = 180, 252

@@ -11,14 +11,14 @@
                                                      |
                                   DealingMonitor + rules engine -> alerts, hand_end
 
-The runner owns the :class:`~hw_sim.clock.SimClock`. After every single card movement (and
+The runner owns the :class:`~hw_sim.devices.clock.SimClock`. After every single card movement (and
 every button press, console action, fault) it *settles*: it lets each sensor chain see the
 table, advances the clock in ticks until the debouncers' hold times and the monitor's settle
 time have passed, and feeds every observation to the monitor in time order. Alerts are
 attributed to the scenario step during which they were raised.
 
 The sensor chains and the controller are reached through two small protocols
-(:class:`SensorChain`, :class:`Controller`); :mod:`hw_sim.wiring` builds the real ones.
+(:class:`SensorChain`, :class:`Controller`); :mod:`hw_sim.devices.wiring` builds the real ones.
 """
 
 from __future__ import annotations
@@ -28,30 +28,30 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hw_sim.clock import SimClock
-from hw_sim.dealer import Dealer, DealerError
-from hw_sim.expectations import RaisedAlert, RunRecord
-from hw_sim.scenario import (
+from hw_sim.devices.clock import SimClock
+from hw_sim.devices.dealer import Dealer, DealerError
+from hw_sim.devices.table_model import ModelError, PhysicalCard, TableModel, shuffled_deck
+from hw_sim.harness.expectations import RaisedAlert, RunRecord
+from hw_sim.harness.scenario import (
     Actions,
     ButtonReport,
     Deal,
     Fault,
     FlipCard,
-    GreenButton,
     MoveCard,
     PlaceCard,
+    PressGreenButton,
     Resolve,
     Scenario,
     ScenarioAction,
     Showdown,
     Step,
 )
-from hw_sim.table_model import ModelError, PhysicalCard, TableModel, shuffled_deck
-from table_controller.alerts import Alert
 from table_controller.engine import EngineError
 from table_controller.monitor.records import MonitorError
-from table_controller.observations import Face, Observation
-from table_controller.zones import SHUFFLER
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.observations import Face, Observation
+from table_controller.vocabulary.zones import SHUFFLER
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +199,7 @@ class ScenarioRunner:
 
     def perform(self, step: Step) -> None:
         dealer, model = self.world.dealer, self.world.model
-        if isinstance(step, GreenButton):
+        if isinstance(step, PressGreenButton):
             # each press starts a hand from a freshly shuffled deck (the shuffler prepared the
             # first one before the run; later ones once the felt is clear)
             if not model.felt and not self.world.deck_fresh:
@@ -320,7 +320,7 @@ class ScenarioRunner:
 
 def build_runner(scenario: Scenario, *, listeners: Listeners | None = None) -> ScenarioRunner:
     """Wire ``scenario`` to the real controller and the simulated sensors it names."""
-    from hw_sim import wiring  # the real parts are imported only when a run is built
+    from hw_sim.devices import wiring  # the real parts are imported only when a run is built
 
     clock = SimClock()
     model = TableModel(missing=scenario.deck_missing, extra=scenario.deck_extra)
@@ -334,7 +334,9 @@ def build_runner(scenario: Scenario, *, listeners: Listeners | None = None) -> S
         chains.append(wiring.build_pty_rfid(model, clock, seed=scenario.deck_seed,
                                             stub_antenna=wiring.stub_antenna(scenario)))
     if "camera" in scenario.table.sensors:
-        from hw_sim.camera_chain import build_camera  # OpenCV: only when a camera is simulated
+        from hw_sim.devices.camera_chain import (
+            build_camera,  # OpenCV: only when a camera is simulated
+        )
 
         # the simulated camera's layout covers the shuffler tray: it sees the stub's top card
         chains.append(build_camera(model, seed=scenario.deck_seed, stub_view=True))

@@ -2,18 +2,18 @@
 
 ``evaluate(cards)`` returns a :class:`HandValue`; its ``score`` is an integer, higher is better,
 equal exactly when the hands tie (suits never break ties, rules.md §1). The score layout and
-the rules themselves are in :mod:`table_controller.evaluator_rules`; the lookup tables built
+the rules themselves are in :mod:`table_controller.engine.evaluator_rules`; the lookup tables built
 from them at import (about a quarter of a second) are in
-:mod:`table_controller.evaluator_tables`.
+:mod:`table_controller.engine.evaluator_tables`.
 
 Three ways in, all giving the same scores:
 
-* ``evaluate(cards)``: :class:`~table_controller.cards.Card` objects in, a :class:`HandValue`
-  out (category, description, best five). Checks its input.
+* ``evaluate(cards)``: :class:`~table_controller.vocabulary.cards.Card` objects in, a
+  :class:`HandValue` out (category, description, best five). Checks its input.
 * ``evaluate_codes(c1, ..., c7)`` / ``score_codes(codes)`` / ``evaluate_many(hands)``: integer
   card codes (:func:`encode`, :data:`CODES`) in, scores out. No checks: the caller guarantees
   distinct valid codes. For loops such as equity or showdown simulation.
-* :func:`table_controller.evaluator_batch.evaluate_batch`: a NumPy array of card indices in,
+* :func:`table_controller.engine.evaluator_batch.evaluate_batch`: a NumPy array of card indices in,
   an array of scores out.
 """
 
@@ -21,14 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from table_controller.cards import RANK_NAMES, RANK_PLURALS, SUITS, Card
-from table_controller.evaluator_rules import (
+from table_controller.engine.evaluator_rules import (
     HandCategory,
     five_rank_pattern,
     score_category,
     score_ranks,
 )
-from table_controller.evaluator_tables import (
+from table_controller.engine.evaluator_tables import (
     CODES,
     FLUSH_SCORES,
     FLUSH_SUIT,
@@ -37,6 +36,7 @@ from table_controller.evaluator_tables import (
     RANK_SCORES,
     SUIT_RANK_BITS,
 )
+from table_controller.vocabulary.cards import RANK_NAMES, RANK_PLURALS, SUITS, Card
 
 __all__ = [
     "CODES",

@@ -1,6 +1,6 @@
 """The camera path of a simulated table: table model -> rendered frames -> the REAL vision code.
 
-Each look at the table renders the felt as the :class:`hw_sim.camera.VirtualCamera` draws it
+Each look at the table renders the felt as the :class:`hw_sim.devices.camera.VirtualCamera` draws it
 (every card in its zone's slot, face or back, seeded jitter, uneven light, sensor noise), and the
 REAL :class:`vision.analyse.FrameAnalyser` (detection, zones, recognition against templates
 enrolled from the simulator's card art) and :class:`vision.tracker.CardTracker` (confirmation over
@@ -29,11 +29,11 @@ import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from hw_sim import card_art
-from hw_sim.camera import SceneCard, VirtualCamera
-from hw_sim.table_model import PhysicalCard, TableModel
-from table_controller.observations import Face, Observation
-from table_controller.zones import SHUFFLER
+from hw_sim.devices import card_art
+from hw_sim.devices.camera import SceneCard, VirtualCamera
+from hw_sim.devices.table_model import PhysicalCard, TableModel
+from table_controller.vocabulary.observations import Face, Observation
+from table_controller.vocabulary.zones import SHUFFLER
 from vision.analyse import FrameAnalyser, SeenCard
 from vision.layout import Slot, TableLayout, default_layout
 from vision.recognise import Recogniser

@@ -1,6 +1,6 @@
 """VirtualRfidController: the table's RFID microcontroller, simulated on a pseudo-terminal.
 
-It speaks protocol version 1 (docs/protocol.md) through a :class:`~hw_sim.pty_port.PtyPort`,
+It speaks protocol version 1 (docs/protocol.md) through a :class:`~hw_sim.devices.pty_port.PtyPort`,
 so the Pi side runs its real code: pyserial opens :attr:`VirtualRfidController.path`.
 
 Model: antenna -> set of UIDs lying on it, changed with :meth:`place` and :meth:`remove`. A scan
@@ -53,7 +53,7 @@ from firmware_bridge.protocol import (
     TagGone,
     TagSeen,
 )
-from hw_sim.pty_port import PortUnplugged, PtyPort
+from hw_sim.devices.pty_port import PortUnplugged, PtyPort
 
 IDLE_GAP = 0.002
 """After this long without writing, a frame is preceded by a 0x00 (docs/protocol.md §2)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from table_controller.cards import Card
+from table_controller.vocabulary.cards import Card
 
 
 class Source(StrEnum):

@@ -1,10 +1,11 @@
 """Vectorised hand evaluation with NumPy, for equity and simulation work (rules.md §1).
 
 ``evaluate_batch(hands)`` takes an integer array of shape ``(n, k)``, ``k`` in 5..7, holding
-card indices (:attr:`table_controller.cards.Card.index`, 0..51) and returns the ``n`` scores as
-``int32``, identical to :func:`table_controller.evaluator.evaluate` (same layout, same tables).
+card indices (:attr:`table_controller.vocabulary.cards.Card.index`, 0..51) and returns the
+``n`` scores as ``int32``, identical to :func:`table_controller.engine.evaluator.evaluate` (same
+layout, same tables).
 
-How: each card index maps to its integer code (see :mod:`table_controller.evaluator_tables`);
+How: each card index maps to its integer code (see :mod:`table_controller.engine.evaluator_tables`);
 a row's codes add up to its rank key (rank counts in base 5) and suit counts. A rank key is too
 large to index an array, so it is split into the base-5 digits of ranks 2-8 (``low``) and of
 ranks 9-A (``high``). The multisets of ``k`` ranks are numbered block by block (block ``j``
@@ -22,7 +23,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from table_controller.evaluator_tables import (
+from table_controller.engine.evaluator_tables import (
     CODES,
     FLUSH_SCORES,
     FLUSH_SUIT,

@@ -6,15 +6,15 @@ seconds. On a table that is ``time.monotonic``; in the simulator it is a :class:
 moves only when the simulator advances it, so a scenario waits out a 600 ms hold time instantly
 and every run is the same.
 
-It is a :class:`hw_sim.gpio.ManualClock`, so the simulated GPIO pins stamp each bounce edge at
-its exact scheduled time.
+It is a :class:`hw_sim.devices.gpio.ManualClock`, so the simulated GPIO pins stamp each bounce
+edge at its exact scheduled time.
 """
 
 from __future__ import annotations
 
 import threading
 
-from hw_sim.gpio import ManualClock
+from hw_sim.devices.gpio import ManualClock
 
 
 class SimClock(ManualClock):

@@ -22,9 +22,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hw_sim import card_art
-from table_controller.cards import Card
-from table_controller.zones import check_zone
+from hw_sim.devices import card_art
+from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.zones import check_zone
 from vision import render
 from vision.arrays import Image, Vector
 from vision.layout import TableLayout, default_layout

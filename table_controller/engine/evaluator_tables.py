@@ -1,6 +1,6 @@
 """Integer card codes and the lookup tables behind the fast evaluator.
 
-Every table is derived from the plain rules in :mod:`table_controller.evaluator_rules`
+Every table is derived from the plain rules in :mod:`table_controller.engine.evaluator_rules`
 (rules.md §1) at import, in a few tenths of a second; nothing generated is stored in git.
 
 Card code (a Python ``int`` below 2**43) of a card of rank ``r`` (2..14) and suit index ``s``
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from itertools import combinations_with_replacement
 
-from table_controller.evaluator_rules import rank_only_score, suited_score
+from table_controller.engine.evaluator_rules import rank_only_score, suited_score
 
 RANK_KEY_BITS = 31
 RANK_KEY_MASK = (1 << RANK_KEY_BITS) - 1
