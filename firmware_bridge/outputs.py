@@ -1,6 +1,6 @@
 """The dealer's alert lamps (red, amber) and buzzer, driven through a GPIO backend.
 
-Each alert severity (``table_controller.vocabulary.alerts.Severity``, shared/spec/alerts.md) has
+Each alert severity (``table_controller.vocabulary.alerts.Severity``, docs/alerts.md) has
 a pattern:
 
 ========  ==========================  ===============================  =======================

@@ -1,4 +1,4 @@
-"""Scenario parsing and validation (shared spec scenario.md)."""
+"""Scenario parsing and validation (docs/scenario.md)."""
 
 from __future__ import annotations
 
@@ -147,7 +147,7 @@ def test_bad_table_names_the_section(head: str, needle: str) -> None:
 
 
 def test_extensions_parse_console_records_stub_and_short_deck() -> None:
-    """docs/simulator.md: keys beyond the shared spec."""
+    """docs/simulator.md: keys beyond the core format."""
     sc = parse_scenario(HEAD.replace("seed = 3", 'seed = 3\nmissing = ["7c"]\nextra = ["As"]')
                         + """
 [[step]]

@@ -1,4 +1,4 @@
-"""Scenario files: parse and validate a TOML scenario (shared spec ``scenario.md``).
+"""Scenario files: parse and validate a TOML scenario (docs/scenario.md).
 
 A scenario is checked completely before anything runs. Any problem raises
 :class:`ScenarioError`, whose message names the file, the section or step (steps are numbered
@@ -7,7 +7,7 @@ from 1 in file order) and what is wrong; ``table-controller sim`` turns it into 
 Unknown keys are refused rather than ignored: a misspelt ``too = "seat3"`` would otherwise
 silently change what a scenario tests.
 
-Keys beyond the shared spec (it allows more; docs/simulator.md documents them): ``[deck]
+Keys beyond the core format (it allows more; docs/simulator.md documents them): ``[deck]
 missing`` / ``extra`` (a short or over-full deck), ``card`` steps ``to = "shuffler"`` with
 ``face = "up"`` (a card found face up on the stub), the action ``"SEAT time"`` (the clock called
 on the seat ran out) and the step ``button = SEAT`` (the console reports the dealer button).

@@ -1,5 +1,5 @@
 """``table-controller sim SCENARIO.toml [--json] [--check]``: run a scenario on the simulated
-table through the real controller (docs/simulator.md, shared spec scenario.md).
+table through the real controller (docs/simulator.md, docs/scenario.md).
 
 Exit status: 0 the run went through (and with ``--check`` matched every expectation); 1 a step
 could not be carried out, the controller is missing, or ``--check`` found a difference (each

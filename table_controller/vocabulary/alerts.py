@@ -1,4 +1,4 @@
-"""The alert catalogue (shared/spec/alerts.md): stable codes, a public interface.
+"""The alert catalogue (docs/alerts.md): stable codes, a public interface.
 
 A code is never renamed; new ones may be added. Each entry carries its severity, the rule it
 enforces and the remedy the controller states unless a more specific one is given.
