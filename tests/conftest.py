@@ -123,3 +123,18 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         write(f"  {n} x {reason}")
     for failure in _session_failures:
         write(f"PHH round trip FAILED outside a test: {failure}", red=True)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright (tests/browser.py); one per worker."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import launch
+
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
