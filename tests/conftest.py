@@ -138,3 +138,34 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture(scope="session")
+def postgresql_server() -> Iterator[str]:
+    """A real PostgreSQL server (tests/postgres.py) for the session; skipped, saying why, only
+    where no server binary exists."""
+    from tests.postgres import NoServer, running_server
+
+    try:
+        server = running_server()
+        url = server.__enter__()
+    except NoServer as exc:
+        pytest.skip(str(exc))
+    try:
+        yield url
+    finally:
+        server.__exit__(None, None, None)
+
+
+@pytest.fixture
+def postgresql_url(postgresql_server: str, request: pytest.FixtureRequest) -> str:
+    """A new, empty database on the session's server, for one test."""
+    import re
+
+    import psycopg
+
+    name = "t_" + re.sub(r"\W", "_", request.node.name.lower())[:40] + f"_{os.getpid()}"
+    with psycopg.connect(postgresql_server, autocommit=True) as db:
+        db.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        db.execute(f'CREATE DATABASE "{name}"')
+    return postgresql_server.replace("/postgres?", f"/{name}?")

@@ -1,0 +1,1 @@
+"""The floor: one process following many tables, their alerts, hands and records."""
