@@ -7,6 +7,8 @@ enforces and the remedy the controller states unless a more specific one is give
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -163,3 +165,25 @@ class Alert:
 
     def to_json(self, wall_time: datetime | None = None) -> str:
         return json.dumps(self.to_dict(wall_time), separators=(", ", ": "))
+
+
+HIDDEN_CARD = "??"
+
+
+def mask_cards(payload: Mapping[str, Any], hidden: Iterable[str]) -> dict[str, Any]:
+    """A copy of an alert object (or any object with ``cards``, ``message``, ``remedy``) with
+    the cards of ``hidden`` (hole cards, ``As`` notation) replaced by ``??``, in ``cards`` and in
+    the texts: what a channel or a viewer not allowed to see hole cards gets (alerts.md)."""
+    secret = {str(c) for c in hidden}
+    out = dict(payload)
+    cards = payload.get("cards")
+    if isinstance(cards, list):
+        out["cards"] = [HIDDEN_CARD if c in secret else c for c in cards]
+    if secret:
+        pattern = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(map(re.escape, sorted(secret)))
+                             + r")(?![A-Za-z0-9])")
+        for key in ("message", "remedy"):
+            text = payload.get(key)
+            if isinstance(text, str):
+                out[key] = pattern.sub(HIDDEN_CARD, text)
+    return out
