@@ -163,9 +163,8 @@ class Controller:
         return self._send(kind, payload)
 
     def _hello(self) -> None:
-        minor = PROTOCOL_MINOR if self._dual else 0
         self._send(m.DEVICE_HELLO, m.hello_payload(
-            (self.protocol_major, minor), self.firmware, len(self.readers), self.reader_type,
+            (self.protocol_major, PROTOCOL_MINOR), self.firmware, len(self.readers), self.reader_type,
             self.scan_period_ms, self.model))
 
     def power_up(self) -> None:

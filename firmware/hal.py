@@ -6,7 +6,7 @@ so it never runs on the device (MicroPython has no ``typing``). On the Pico, ``m
 ``hw_sim.devices.pn5180_sim`` provides simulated ones.
 """
 
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Pin(Protocol):
@@ -24,11 +24,12 @@ class Spi(Protocol):
 
 
 class Timer(Protocol):
-    """Microsecond time for the reader drivers (MicroPython's ``time`` module has these)."""
+    """Microsecond time for the reader drivers (MicroPython's ``time`` module has these). Ticks
+    are opaque (they wrap on the Pico): only :meth:`ticks_diff` compares them."""
 
-    def ticks_us(self) -> int: ...
+    def ticks_us(self) -> Any: ...
 
-    def ticks_diff(self, __a: int, __b: int) -> int: ...
+    def ticks_diff(self, __a: Any, __b: Any) -> int: ...
 
     def sleep_us(self, __us: int) -> None: ...
 
@@ -36,11 +37,11 @@ class Timer(Protocol):
 class Clock(Protocol):
     """Millisecond and microsecond ticks for the session (heartbeats, durations)."""
 
-    def ticks_ms(self) -> int: ...
+    def ticks_ms(self) -> Any: ...
 
-    def ticks_us(self) -> int: ...
+    def ticks_us(self) -> Any: ...
 
-    def ticks_diff(self, __a: int, __b: int) -> int: ...
+    def ticks_diff(self, __a: Any, __b: Any) -> int: ...
 
 
 class Port(Protocol):

@@ -327,7 +327,7 @@ def test_incompatible_protocol_version_is_refused() -> None:
     rig = make_rig(protocol_major=2)
     try:
         obs = rig.status(False)
-        assert "protocol 2.0" in obs.detail
+        assert "protocol 2.1" in obs.detail   # the firmware speaks 1.1, here with major 2
     finally:
         rig.link.stop()
         rig.ctrl.stop()
