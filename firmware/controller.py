@@ -164,8 +164,8 @@ class Controller:
 
     def _hello(self) -> None:
         self._send(m.DEVICE_HELLO, m.hello_payload(
-            (self.protocol_major, PROTOCOL_MINOR), self.firmware, len(self.readers), self.reader_type,
-            self.scan_period_ms, self.model))
+            (self.protocol_major, PROTOCOL_MINOR), self.firmware, len(self.readers),
+            self.reader_type, self.scan_period_ms, self.model))
 
     def power_up(self) -> None:
         """What the device says when it starts: a 0x00 that closes any noise on the line,
