@@ -7,8 +7,8 @@ Strategy per scan (the field is on only for the scan, so one antenna radiates at
 - one that read two or more goes straight to the 16-slot round (two hole cards always collide
   in a single slot);
 - one that read more than :data:`ROLLING_ABOVE` tags (the muck late in a hand, the shuffler
-  tray holding the stub) in two full inventories in a row, the same tags both times, is then
-  inventoried *rolling*: each scan asks one sixteenth of the UID space
+  tray holding the stub) in a full inventory that found no tag the previous one had not, is
+  then inventoried *rolling*: each scan asks one sixteenth of the UID space
   (a 4-bit mask, 0 to 15 in turn, with its own sub-rounds on collisions), and the tags of the
   other fifteen sixteenths are carried over from their last scan. A full stub then costs about
   as much per scan as a seat, and every tag is checked at least every 16 scans. A tag carried
@@ -74,8 +74,13 @@ class Antenna:
                 self._fresh = found
                 self._suspects = {}
                 tags = found
-                if len(found) > ROLLING_ABOVE and found == self._last_full:
+                last = self._last_full
+                if len(found) > ROLLING_ABOVE and last is not None and not found - last:
+                    # no newcomers since the last full inventory: go rolling; the tags this
+                    # one missed (a flicker) are suspects, kept until confirmed gone
                     self._rolling = True
+                    self._suspects = {uid: 1 for uid in last - found}
+                    tags = found | last
                 self._last_full = found
         finally:
             chip.rf_off()

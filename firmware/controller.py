@@ -10,11 +10,12 @@ in the simulator (``hw_sim.devices.rfid_controller``). It implements docs/protoc
   duration, lamp and buzzer OFF after three silent host heartbeat periods; frames from the host
   that cannot be used are counted and reported (BAD_FRAME, UNKNOWN_MESSAGE) at most once a
   second; a frame that could not be sent makes the next one a DEVICE_ERROR TX_OVERFLOW.
-- **Scan schedule** (§5.3): the antennas are scanned one after the other, one field at a time,
-  and each antenna's edges are sent right after its scan: TAG_SEEN for a tag read now and not
-  before, TAG_GONE for one read before and not now (raw, no debouncing). A tag read by two
-  antennas is *contested*: its signal figure is measured on each (:meth:`Antenna.measure`), and
-  a carried-over read on a rolling antenna is dropped at once.
+- **Scan schedule** (§5.3): the antennas are scanned one after the other, one field at a time;
+  at the end of the cycle each antenna's reads are compared with the previous cycle's and the
+  edges sent: TAG_SEEN for a tag read now and not before, TAG_GONE for one read before and not
+  now (raw, no debouncing). A tag read by two antennas is *contested*: its signal figure is
+  measured on each (:meth:`Antenna.measure`), again every :data:`REMEASURE_CYCLES` cycles while
+  it lasts, and a carried-over read on a rolling antenna is dropped at once.
 - **Reporting**: with a protocol 1.1 host every antenna that reads a tag reports it, with its
   figure, and a figure that changes by :data:`RSSI_STEP` or more is reported again with a
   repeated TAG_SEEN; a 1.0 host is told only the strongest antenna per tag.
@@ -45,6 +46,8 @@ IDLE_GAP_US = 2000
 ERROR_REPORT_MS = 1000
 FAULT_RETRY_MS = 1000
 RSSI_STEP = 6
+REMEASURE_CYCLES = 4
+"""A tag two antennas keep hearing is measured again every this many cycles (it may slide)."""
 HOST_SILENT_PERIODS = 3
 SEQ_MOD = 65536
 
@@ -81,6 +84,7 @@ class Controller:
         self._retry_at = [0] * n
         self._fault_detail = [""] * n
         self._next = 0
+        self._cycle_reads: list[set[bytes] | None] = [None] * n
         self._cycle_t0 = 0
         self._dual = False   # 1.0 reporting until a HOST_HELLO says 1.1
         # session
@@ -330,18 +334,22 @@ class Controller:
                 return edges
 
     def scan_next(self) -> "list[Edge]":
-        """Scan the next antenna of the cycle; the edges sent."""
+        """Scan the next antenna of the cycle. At the end of the cycle the reads are compared
+        with the previous cycle's and the edges sent (returned, else [])."""
         antenna = self._next
         if antenna == 0:
             self._cycle_t0 = self.timer.ticks_us()
-        edges = self._scan(antenna)
+        self._cycle_reads[antenna] = self._read(antenna)
         self._next = (antenna + 1) % len(self.readers)
-        if self._next == 0:
-            self.cycles += 1
-            self.cycle_us = self.timer.ticks_diff(self.timer.ticks_us(), self._cycle_t0)
+        if self._next:
+            return []
+        edges = self._commit()
+        self.cycles += 1
+        self.cycle_us = self.timer.ticks_diff(self.timer.ticks_us(), self._cycle_t0)
         return edges
 
-    def _read(self, antenna: int) -> dict[bytes, int] | None:
+    def _read(self, antenna: int) -> set[bytes] | None:
+        """What the antenna reads now; None if its reader is faulty (nothing is known)."""
         reader = self.readers[antenna]
         if self._faulty[antenna]:
             now = self.now_ms()
@@ -355,14 +363,14 @@ class Controller:
                 self._fault_detail[antenna] = str(exc)
                 return None
             self._faulty[antenna] = False
-            return seen
+            return set(seen)
         try:
-            return reader.scan()
+            return set(reader.scan())
         except ChipError:
             self.reader_retries += 1
         try:
             reader.recover()
-            return reader.scan()
+            return set(reader.scan())
         except ChipError as exc:
             self.reader_faults += 1
             self._faulty[antenna] = True
@@ -371,30 +379,36 @@ class Controller:
             self.send_error(m.ANTENNA_FAULT, antenna, str(exc))
             return None
 
-    def _scan(self, a: int) -> "list[Edge]":
-        read = self._read(a)
-        if read is None:
-            return []
-        seen = set(read)
-        old = self._on[a]
-        gone = old - seen
-        arrived = seen - old
+    def _commit(self) -> "list[Edge]":
+        """The cycle's reads against the last cycle's: arrivals, departures, tags that moved
+        off a rolling antenna, contested tags measured; then the edges."""
         tags = self._tags
-        for uid in gone:
-            self._drop(a, uid)
-        for uid in arrived:
-            tags.setdefault(uid, {})[a] = m.RSSI_UNKNOWN
-        self._on[a] = seen
-        changed = gone | arrived
-        for uid in arrived:
-            for b in list(tags[uid]):
+        changed: set[bytes] = set()
+        arrivals: list[tuple[int, bytes]] = []
+        for a, seen in enumerate(self._cycle_reads):
+            if seen is None:
+                continue
+            old = self._on[a]
+            for uid in old - seen:
+                self._drop(a, uid)
+                changed.add(uid)
+            for uid in seen - old:
+                tags.setdefault(uid, {})[a] = m.RSSI_UNKNOWN
+                arrivals.append((a, uid))
+                changed.add(uid)
+            self._on[a] = seen
+        self._cycle_reads = [None] * len(self.readers)
+        for a, uid in arrivals:          # read elsewhere: a carried-over read has moved
+            for b in list(tags.get(uid, ())):
                 if b != a and self.readers[b].rolling and not self.readers[b].fresh(uid):
                     self._drop(b, uid)
                     self.readers[b].forget(uid)
-        for uid in seen:
+        arrived = {uid for _, uid in arrivals}
+        remeasure = self.cycles % REMEASURE_CYCLES == 0
+        for uid in sorted(tags):
             at = tags[uid]
-            if len(at) > 1 and (uid in arrived or m.RSSI_UNKNOWN in at.values()):
-                self._contest(uid, a)
+            if len(at) > 1 and (uid in arrived or remeasure or m.RSSI_UNKNOWN in at.values()):
+                self._contest(uid)
                 changed.add(uid)
         return self._report(changed)
 
@@ -406,7 +420,7 @@ class Controller:
             if not at:
                 del self._tags[uid]
 
-    def _contest(self, uid: bytes, a: int) -> None:
+    def _contest(self, uid: bytes) -> None:
         """The tag is read by several antennas: measure its figure on each."""
         self.measurements += 1
         for b in sorted(self._tags.get(uid, {})):
@@ -415,14 +429,15 @@ class Controller:
             except ChipError:
                 self.measure_errors += 1
                 continue
+            at = self._tags.get(uid)
+            if at is None or b not in at:
+                continue
             if fig is None:
-                if b != a:        # it no longer answers there: it has left that antenna
+                if len(at) > 1:       # it no longer answers there: it has left that antenna
                     self._drop(b, uid)
                     self.readers[b].forget(uid)
                 continue
-            at = self._tags.get(uid)
-            if at is not None and b in at:
-                at[b] = fig
+            at[b] = fig
 
     def _desired(self, uid: bytes, dual: bool) -> dict[int, int]:
         at = self._tags.get(uid)
@@ -461,13 +476,17 @@ class Controller:
                 self._told[uid] = want
             elif uid in self._told:
                 del self._told[uid]
-        edges = gones + updates + seens
+        edges = sorted(gones, key=_order) + sorted(updates, key=_order) + sorted(seens, key=_order)
         for kind, antenna, uid, t, fig in edges:
             if kind == m.TAG_GONE:
                 self._send(kind, m.gone_payload(antenna, t, uid))
             else:
                 self._send(kind, m.seen_payload(antenna, t, fig, uid))
         return edges
+
+
+def _order(edge: "Edge") -> tuple[int, bytes]:
+    return edge[1], edge[2]
 
 
 def _changed(before: int, after: int) -> bool:
