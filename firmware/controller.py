@@ -405,11 +405,11 @@ class Controller:
                     self.readers[b].forget(uid)
         arrived = {uid for _, uid in arrivals}
         remeasure = self.cycles % REMEASURE_CYCLES == 0
-        for uid in sorted(tags):
-            at = tags[uid]
-            if len(at) > 1 and (uid in arrived or remeasure or m.RSSI_UNKNOWN in at.values()):
-                self._contest(uid)
-                changed.add(uid)
+        contested = [uid for uid, at in tags.items() if len(at) > 1 and (
+            uid in arrived or remeasure or m.RSSI_UNKNOWN in at.values())]
+        for uid in sorted(contested):
+            self._contest(uid)
+            changed.add(uid)
         return self._report(changed)
 
     def _drop(self, antenna: int, uid: bytes) -> None:

@@ -52,6 +52,10 @@ DEFAULT_LEVEL = 12
 decodes it)."""
 
 _IDLE, _WAIT_TRANSMIT, _WAIT_RECEIVE = 0, 1, 3
+_IRQ_CLEAR, _SYSTEM_CONFIG, _START_SEND = pn5180.IRQ_CLEAR, pn5180.SYSTEM_CONFIG, pn5180.START_SEND
+_OP_WRITE, _OP_OR = pn5180.OP_WRITE, pn5180.OP_OR
+_COMMAND_MASK, _COMMAND_IDLE, _COMMAND_TRANSCEIVE = (
+    pn5180.COMMAND_MASK, pn5180.COMMAND_IDLE, pn5180.COMMAND_TRANSCEIVE)
 _MULTIPLE: dict[bytes, list[tuple[int, int, int]]] = {}
 """WRITE_REGISTER_MULTIPLE frames already parsed (the driver sends the same few again and
 again)."""
@@ -74,7 +78,8 @@ class BusClock:
         return a - b
 
     def sleep_us(self, us: int) -> None:
-        self.now_us += max(0, int(us))
+        if us > 0:
+            self.now_us += int(us)
 
 
 class SimSpi:
@@ -87,10 +92,12 @@ class SimSpi:
 
     def write(self, buf: bytes) -> int:
         self.transfers += 1
-        self.clock.now_us += SPI_CALL_US + (len(buf) * SPI_BYTE_NS) // 1000
+        clock = self.clock
+        clock.now_us += SPI_CALL_US + (len(buf) * SPI_BYTE_NS) // 1000
         chip = self.selected
-        if chip is not None:
-            chip.spi_in(buf)
+        if chip is not None and not chip.dead and clock.now_us >= chip.busy_until:
+            chip.frame_bytes += len(buf)
+            chip.frame_in += buf
         return len(buf)
 
     def readinto(self, buf: bytearray, write: int = 0) -> int:
@@ -134,8 +141,13 @@ class _Busy(_Nss):
 
     def value(self, v: int | None = None) -> int:
         chip = self.chip
-        chip.clock.now_us += PIN_US
-        return chip.busy_level()
+        clock = chip.clock
+        clock.now_us += PIN_US
+        if chip.dead or chip.in_reset:
+            return 0
+        if chip.selected:
+            return 1 if chip.frame_bytes else 0
+        return 1 if clock.now_us < chip.busy_until else 0
 
 
 class _Irq(_Nss):
@@ -202,8 +214,8 @@ class SimPn5180:
         self.regs: dict[int, int] = {}
         self.rf_on = False
         self.selected = False
-        self._frame_bytes = 0
-        self._in = bytearray()
+        self.frame_bytes = 0
+        self.frame_in = bytearray()
         self._answer = b""
         self.busy_until = self.clock.now_us + BOOT_US
         self._state = _IDLE
@@ -225,7 +237,7 @@ class SimPn5180:
         if self.dead or self.in_reset:
             return 0
         if self.selected:
-            return 1 if self._frame_bytes else 0
+            return 1 if self.frame_bytes else 0
         return 1 if self.clock.now_us < self.busy_until else 0
 
     def irq_level(self) -> int:
@@ -249,8 +261,8 @@ class SimPn5180:
         spi = self.bus.spi
         if low:
             self.selected = True
-            self._frame_bytes = 0
-            self._in = bytearray()
+            self.frame_bytes = 0
+            self.frame_in = bytearray()
             spi.selected = self
             return
         if not self.selected:
@@ -258,16 +270,16 @@ class SimPn5180:
         self.selected = False
         if spi.selected is self:
             spi.selected = None
-        if self._in:
-            self._execute(bytes(self._in))
-        elif self._frame_bytes:
+        if self.frame_in:
+            self._execute(bytes(self.frame_in))
+        elif self.frame_bytes:
             self.busy_until = self.clock.now_us + ANSWER_FRAME_US
 
     def spi_in(self, data: bytes) -> None:
         if self.dead or self.clock.now_us < self.busy_until:
             return
-        self._frame_bytes += len(data)
-        self._in += data
+        self.frame_bytes += len(data)
+        self.frame_in += data
 
     def spi_out(self, buf: bytearray) -> None:
         n = len(buf)
@@ -281,7 +293,7 @@ class SimPn5180:
             self._garble -= 1
             answer = bytes(b ^ 0xA5 for b in answer)
         buf[:] = answer
-        self._frame_bytes += n
+        self.frame_bytes += n
 
     # ------------------------------------------------------------------ instructions
     def _execute(self, frame: bytes) -> None:
@@ -359,24 +371,30 @@ class SimPn5180:
         return self.regs.get(reg, 0)
 
     def _write(self, reg: int, mode: int, value: int) -> None:
-        if reg == pn5180.IRQ_CLEAR:
-            now = self.clock.now_us
-            for bit in [b for b, t in self._events.items() if b & value and t <= now]:
-                del self._events[bit]
+        if reg == _IRQ_CLEAR:
+            events = self._events
+            if events:
+                now = self.clock.now_us
+                for bit in [b for b, t in events.items() if b & value and t <= now]:
+                    del events[bit]
             return
-        old = self.regs.get(reg, 0)
-        new = value if mode == pn5180.OP_WRITE else (old | value if mode == pn5180.OP_OR
-                                                     else old & value)
-        self.regs[reg] = new & 0xFFFFFFFF
-        if reg == pn5180.SYSTEM_CONFIG:
-            command = new & pn5180.COMMAND_MASK
-            if command == pn5180.COMMAND_IDLE:
+        regs = self.regs
+        if mode == _OP_WRITE:
+            new = value & 0xFFFFFFFF
+        elif mode == _OP_OR:
+            new = (regs.get(reg, 0) | value) & 0xFFFFFFFF
+        else:
+            new = regs.get(reg, 0) & value
+        regs[reg] = new
+        if reg == _SYSTEM_CONFIG:
+            command = new & _COMMAND_MASK
+            if command == _COMMAND_IDLE:
                 self._state = _IDLE
-            elif command == pn5180.COMMAND_TRANSCEIVE and self._state == _IDLE:
+            elif command == _COMMAND_TRANSCEIVE and self._state == _IDLE:
                 self._state = _WAIT_TRANSMIT
-            if new & pn5180.START_SEND:
-                self.regs[reg] = new & ~pn5180.START_SEND   # cleared as the transmission starts
-                if command == pn5180.COMMAND_TRANSCEIVE:
+            if new & _START_SEND:
+                regs[reg] = new & ~_START_SEND   # cleared as the transmission starts
+                if command == _COMMAND_TRANSCEIVE:
                     self._send(b"")
 
     # ------------------------------------------------------------------ air interface
