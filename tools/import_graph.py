@@ -10,7 +10,9 @@ first level below the top (``table_controller.engine``, ``hw_sim.devices``); a t
 of a package is its own group (``table_controller.config``).
 
 Layer rules checked: ``firmware_bridge`` and ``vision`` import nothing of ``table_controller``
-but the vocabulary; the vocabulary imports nothing of the project; no module loop.
+but the vocabulary; the vocabulary imports nothing of the project; ``firmware`` (the antenna
+controller's MicroPython code, which must run on the Pico alone) imports nothing of the project
+but itself; no module loop.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-PACKAGES = ("table_controller", "firmware_bridge", "vision", "hw_sim")
+PACKAGES = ("table_controller", "firmware_bridge", "vision", "hw_sim", "firmware")
 HARDWARE = ("firmware_bridge", "vision")
 PURE_CORE = ("table_controller.engine", "table_controller.monitor", "table_controller.phh")
 COMMANDS = ("table_controller.commands", "table_controller.cli")
@@ -145,6 +147,9 @@ def breaks(edges: dict[str, set[str]], vocabulary: tuple[str, ...]) -> list[str]
             if _is_vocabulary(source, vocabulary):
                 if not _is_vocabulary(target, vocabulary):
                     wrong = "the vocabulary imports the project"
+            elif top == "firmware":
+                if target.split(".")[0] != "firmware":
+                    wrong = "the firmware imports the project (it runs on the Pico alone)"
             elif top in HARDWARE:
                 if target.startswith("table_controller") and not _is_vocabulary(
                         target, vocabulary):
