@@ -132,12 +132,28 @@ def _replace(old: str, new: str) -> str:
         (_replace('"p3 f"', '"p3 fold"'), "action 4 'p3 fold'"),
         (_replace('"d db Jc3d5c"', '"d db Jc3d5x"'), "action 7 'd db Jc3d5x': not a card: '5x'"),
         (_replace("actions = [", "seats = [1, 1, 2]\nactions = ["), "field 'seats': .*distinct"),
-        (_replace("actions = [", "players = [1, 2, 3]\nactions = ["), r"field 'players\[0\]'"),
     ],
 )
 def test_malformed_files_are_refused_with_the_reason(text: str, expected: str) -> None:
     with pytest.raises(PhhError, match=expected):
         loads(text)
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["players = [1, 2, 3]", "finishing_stacks = [99.5, 100.5, 100]", 'day = "22"',
+     "winnings = [1, 2]", "time = 3"],
+)
+def test_descriptive_fields_of_another_type_are_kept_not_refused(field: str) -> None:
+    """A field the replay does not need does not stop the file (issue 11): it is kept as
+    written in ``unread`` and written back; the fields of the hand stay strict."""
+    history = loads(_replace("actions = [", f"{field}\nactions = ["))
+    name = field.split(" = ")[0]
+    assert name in history.unread and name not in history.user_fields
+    assert getattr(history, name) is None
+    again = loads(dumps(history))
+    assert again == history
+    assert tomllib.loads(dumps(history))[name] == tomllib.loads(field)[name]
 
 
 def test_fixed_limit_requires_small_and_big_bet() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
 from table_controller.engine.betting import BettingRound, Resolved, SeatState
-from table_controller.engine.config import GameConfig
+from table_controller.engine.config import AnteFormat, AnteOrder, GameConfig
 from table_controller.engine.errors import IllegalAction
 from table_controller.engine.evaluator import evaluate
 from table_controller.engine.interpret import interpret_chips
@@ -92,6 +92,8 @@ class Hand:
         self._street_log_start = 0
         self._final_aggressor: int | None = None
         self._flop_dealt = False
+        self._dead: dict[int, int] = {}  # a single (big blind or button) ante: dead chips
+        self.ante_seat: int | None = self._ante_seat()
         self._validate_positions(straddle_seat)
         self._post_forced_bets(missed or {})
         first_actor_after = straddle_seat if straddle_seat is not None else big_blind_seat
@@ -118,6 +120,19 @@ class Hand:
                    straddle_seat=straddle_seat, missed=missed)
 
     # ------------------------------------------------------------------ set-up
+    def _ante_seat(self) -> int | None:
+        """Who posts the single ante (rules.md §2, TDA 2024 RP-11): the big blind, or the
+        button (with a dead button the player who acts last after the flop); None when every
+        player antes or there is no ante."""
+        cfg = self.config
+        if not cfg.single_ante:
+            return None
+        if cfg.ante_format is AnteFormat.BIG_BLIND:
+            return self.big_blind_seat
+        if self.button in self.players:
+            return self.button
+        return self.deal_order[-1]
+
     def _validate_positions(self, straddle_seat: int | None) -> None:
         if self.big_blind_seat not in self.players:
             raise IllegalAction(f"big blind seat {self.big_blind_seat} is not dealt in",
@@ -134,12 +149,14 @@ class Hand:
         if straddle_seat != left_of_bb:
             raise IllegalAction(f"only seat {left_of_bb}, left of the big blind, may straddle",
                                 rule=cite.STRADDLE)
-        needed = 2 * self.config.big_blind + self.config.ante
+        antes = not self.config.single_ante or straddle_seat == self.ante_seat
+        needed = 2 * self.config.big_blind + (self.config.ante if antes else 0)
         if self.players[straddle_seat].stack < needed:
             raise IllegalAction(f"a straddle is {2 * self.config.big_blind} (after the ante); "
                                 f"seat {straddle_seat} has less", rule=cite.STRADDLE)
 
-    def _post(self, seat: int, kind: PostKind, amount: int, *, live: bool) -> None:
+    def _post(self, seat: int, kind: PostKind, amount: int, *, live: bool,
+              dead: bool = False) -> None:
         p = self.players[seat]
         chips = min(amount, p.stack)
         if chips <= 0:
@@ -148,17 +165,31 @@ class Hand:
         p.contributed += chips
         if live:
             p.bet += chips
+        if dead:
+            self._dead[seat] = self._dead.get(seat, 0) + chips
         self.log.append(Posted(seat, kind, chips, live, p.stack == 0))
+
+    def _post_single_ante(self) -> None:
+        """The one ante of the table (rules.md §2, TDA 2024 RP-11): dead, to the main pot."""
+        assert self.ante_seat is not None
+        self._post(self.ante_seat, PostKind.ANTE, self.config.ante, live=False, dead=True)
 
     def _post_forced_bets(self, missed: Mapping[int, tuple[bool, bool]]) -> None:
         cfg = self.config
-        if cfg.ante:
+        single = self.ante_seat is not None
+        blind_first = single and cfg.ante_order is AnteOrder.BLIND_FIRST
+        if cfg.ante and not single:
             # Antes go to the pot and are not part of any bet [001].
             for seat in self.deal_order:
                 self._post(seat, PostKind.ANTE, cfg.ante, live=False)
+        elif single and not blind_first:
+            self._post_single_ante()  # house: the ante first (pokerkit's order)
         if self.small_blind_seat is not None:
             self._post(self.small_blind_seat, PostKind.SMALL_BLIND, cfg.small_blind, live=True)
         self._post(self.big_blind_seat, PostKind.BIG_BLIND, cfg.big_blind, live=True)
+        if blind_first:
+            # Big-blind-first calculation: the ante takes what the blind left (TDA 2024 RP-11).
+            self._post_single_ante()
         for seat in self.deal_order:
             small, big = missed.get(seat, (False, False))
             if seat in (self.small_blind_seat, self.big_blind_seat):
@@ -210,6 +241,20 @@ class Hand:
         return {s: p.contributed for s, p in self.players.items()}
 
     @property
+    def dead_ante(self) -> int:
+        """Chips of the single (big blind or button) ante posted, dead in the main pot."""
+        return sum(self._dead.values())
+
+    def _build_pots(self, live: Sequence[int]) -> list[Pot]:
+        """The pots (rules.md §4); a single ante is dead: it goes to the main pot and is
+        nobody's contribution to match (rules.md §2, TDA 2024 RP-11)."""
+        dead = self._dead
+        if not dead:
+            return build_pots(self.contributions, live)
+        layered = {s: p.contributed - dead.get(s, 0) for s, p in self.players.items()}
+        return build_pots(layered, live, dead=sum(dead.values()))
+
+    @property
     def pot(self) -> int:
         """All chips in the middle, current bets included."""
         return sum(p.contributed for p in self.players.values())
@@ -230,7 +275,7 @@ class Hand:
 
     def pots(self) -> list[Pot]:
         """Main pot and side pots as they stand now (rules.md §4)."""
-        return build_pots(self.contributions, self.live_seats)
+        return self._build_pots(self.live_seats)
 
     # ------------------------------------------------------------------ decisions
     def _require_betting(self) -> None:
@@ -374,7 +419,7 @@ class Hand:
         self._held.clear()
         self._return_uncalled()
         winner = self.live_seats[0]
-        pots, rake = take_rake(build_pots(self.contributions, [winner]), self.config.rake,
+        pots, rake = take_rake(self._build_pots([winner]), self.config.rake,
                                flop_dealt=self._flop_dealt)
         awards = [PotAward(amount=p.amount, eligible=p.eligible, winners=(winner,),
                            shares={winner: p.amount}) for p in pots]
@@ -521,6 +566,7 @@ class Hand:
             p.stack += p.contributed
             p.contributed = 0
             p.bet = 0
+        self._dead.clear()
         self._round.invalidate()
         self._round_closed = True
         self.street = Street.COMPLETE

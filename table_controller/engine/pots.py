@@ -35,7 +35,8 @@ def uncalled_excess(bets: Mapping[int, int]) -> tuple[int, int] | None:
     return None
 
 
-def build_pots(contributions: Mapping[int, int], live: Collection[int]) -> list[Pot]:
+def build_pots(contributions: Mapping[int, int], live: Collection[int], *,
+               dead: int = 0) -> list[Pot]:
     """Split everything put in (antes, blinds, bets) into the main pot and side pots.
 
     A player can win from each opponent at most what he put in himself; the excess forms side
@@ -45,9 +46,13 @@ def build_pots(contributions: Mapping[int, int], live: Collection[int]) -> list[
     deepest live contribution (possible only with folded over-contributions) join the last pot.
     Pots with the same contenders are merged (a level created only by a folded player's
     amount is not a separate pot).
+
+    ``dead``: chips in the middle that are nobody's contribution to match, the single ante of
+    a big-blind or button ante (rules.md §2, TDA 2024 RP-11): they go to the main pot, which
+    every live player contests (``contributions`` then leave them out).
     """
     live_levels = sorted({contributions[s] for s in live if contributions.get(s, 0) > 0})
-    pots: list[Pot] = []
+    pots: list[Pot] = [Pot(dead, tuple(sorted(live)))] if dead else []
     previous = 0
     for i, level in enumerate(live_levels):
         last = i == len(live_levels) - 1
@@ -56,16 +61,21 @@ def build_pots(contributions: Mapping[int, int], live: Collection[int]) -> list[
             upper = chips if last else min(chips, level)
             amount += max(0, upper - previous)
         eligible = tuple(sorted(s for s in live if contributions.get(s, 0) >= level))
-        if pots and pots[-1].eligible == eligible:
-            pots[-1] = Pot(pots[-1].amount + amount, eligible)
-        else:
-            pots.append(Pot(amount, eligible))
+        _add(pots, amount, eligible)
         previous = level
     if not live_levels:
         total = sum(contributions.values())
         if total:
-            pots.append(Pot(total, tuple(sorted(live))))
+            _add(pots, total, tuple(sorted(live)))
     return [p for p in pots if p.amount > 0]
+
+
+def _add(pots: list[Pot], amount: int, eligible: tuple[int, ...]) -> None:
+    """Append a pot, merged into the last one when the contenders are the same."""
+    if pots and pots[-1].eligible == eligible:
+        pots[-1] = Pot(pots[-1].amount + amount, eligible)
+    else:
+        pots.append(Pot(amount, eligible))
 
 
 def split_pot(amount: int, winners_in_odd_chip_order: Sequence[int], *, unit: int,

@@ -1,9 +1,13 @@
 """Read and write PHH text (phh-std): TOML fields and the action notation.
 
-Reading is strict, because a hand history is evidence: every field is checked for its type and
-length, every action for its grammar, every card for its notation, and the first problem raises
-:class:`PhhError` naming the field or the action (``field 'antes': ...``, ``action 7 'p3 cc':
-...``). Only the Texas hold'em variants our engine plays are read (``NT``, ``PT``, ``FT``). Chip
+Reading is strict where the hand is concerned, because a hand history is evidence: every field
+the replay needs is checked for its type and length, every action for its grammar, every card for
+its notation, and the first problem raises :class:`PhhError` naming the field or the action
+(``field 'antes': ...``, ``action 7 'p3 cc': ...``). A descriptive optional field the replay does
+not need (names, place, time, the file's own finishing stacks and winnings) whose value does not
+fit its phh-std type is kept as written in ``HandHistory.unread`` instead: it does not stop the
+hand (a finishing stack of ``10112.5``, half an odd chip, is the file's figure, not the table's).
+Only the Texas hold'em variants our engine plays are read (``NT``, ``PT``, ``FT``). Chip
 amounts must be whole numbers (an integral float such as ``2.0`` is accepted), since the table
 counts chips; files in fractional currency units are refused with that reason.
 
@@ -17,7 +21,7 @@ import datetime
 import math
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -268,17 +272,6 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         kwargs["ante_trimming_status"] = _typed(
             "ante_trimming_status", raw["ante_trimming_status"], bool, "true or false"
         )
-    for name in _STRING_FIELDS:
-        if name in raw:
-            kwargs[name] = _typed(name, raw[name], str, "a string")
-    for name in _INT_FIELDS:
-        if name in raw:
-            kwargs[name] = _typed(name, raw[name], int, "an integer")
-    for name in _INT_OR_STRING_FIELDS:
-        if name in raw:
-            kwargs[name] = _typed(name, raw[name], (int, str), "an integer or a string")
-    if "time" in raw:
-        kwargs["time"] = _typed("time", raw["time"], datetime.time, "a local time (12:30:00)")
     if "seats" in raw:
         seats = _typed("seats", raw["seats"], list, "an array of seat numbers")
         if len(seats) != count:
@@ -287,18 +280,18 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         if len(set(checked)) != count or min(checked) < 1:
             raise _fail("seats", f"seat numbers must be distinct and >= 1, got {list(checked)}")
         kwargs["seats"] = checked
-    if "players" in raw:
-        players = _typed("players", raw["players"], list, "an array of names")
-        if len(players) != count:
-            raise _fail("players", f"has {len(players)} entries for {count} players")
-        kwargs["players"] = tuple(
-            _typed(f"players[{i}]", p, str, "a name") for i, p in enumerate(players)
-        )
-    for name in _PER_PLAYER_CHIPS:
-        if name in raw:
-            kwargs[name] = _chip_list(name, raw[name], count, allow_zero=True)
+    unread: dict[str, Any] = {}
+    for name, value in raw.items():
+        read = _DESCRIPTIVE.get(name)
+        if read is None:
+            continue
+        try:
+            kwargs[name] = read(name, value, count)
+        except PhhError:
+            unread[name] = value  # not the type phh-std gives it: kept as written
 
-    known = {"variant", "antes", "blinds_or_straddles", "starting_stacks", "actions", *kwargs}
+    known = {"variant", "antes", "blinds_or_straddles", "starting_stacks", "actions", *kwargs,
+             *unread}
     user_fields = {k: v for k, v in raw.items() if k not in known}
     return HandHistory(
         variant=variant,
@@ -307,8 +300,51 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         starting_stacks=stacks,
         actions=tuple(actions),
         user_fields=user_fields,
+        unread=unread,
         **kwargs,
     )
+
+
+def _string(name: str, value: object, _count: int) -> Any:
+    return _typed(name, value, str, "a string")
+
+
+def _integer(name: str, value: object, _count: int) -> Any:
+    return _typed(name, value, int, "an integer")
+
+
+def _integer_or_string(name: str, value: object, _count: int) -> Any:
+    return _typed(name, value, (int, str), "an integer or a string")
+
+
+def _time(name: str, value: object, _count: int) -> Any:
+    return _typed(name, value, datetime.time, "a local time (12:30:00)")
+
+
+def _names(name: str, value: object, count: int) -> tuple[str, ...]:
+    players = _typed(name, value, list, "an array of names")
+    if len(players) != count:
+        raise _fail(name, f"has {len(players)} entries for {count} players")
+    return tuple(_typed(f"{name}[{i}]", p, str, "a name") for i, p in enumerate(players))
+
+
+def _chips(name: str, value: object, count: int) -> tuple[int, ...]:
+    return _chip_list(name, value, count, allow_zero=True)
+
+
+# Optional fields the replay does not need (phh-std "Optional fields"): each is read into its
+# type; a value that does not fit (a finishing stack with half a chip, a name that is a number)
+# does not stop the file, it is kept as written in ``HandHistory.unread``. The fields the
+# replay needs (the required ones, ``min_bet``/``small_bet``/``big_bet``,
+# ``ante_trimming_status``, ``seats``) are read strictly.
+_DESCRIPTIVE: Mapping[str, Callable[[str, object, int], Any]] = {
+    **dict.fromkeys(_STRING_FIELDS, _string),
+    **dict.fromkeys(_INT_FIELDS, _integer),
+    **dict.fromkeys(_INT_OR_STRING_FIELDS, _integer_or_string),
+    "time": _time,
+    "players": _names,
+    **dict.fromkeys(_PER_PLAYER_CHIPS, _chips),
+}
 
 
 # The plain subset of TOML that :func:`dumps` writes, read without tomllib (which is the
@@ -472,6 +508,8 @@ def dumps(history: HandHistory) -> str:
         value = getattr(history, name)
         if value is not None:
             lines.append(f"{name} = {toml_value(value)}")
+    for key, value in history.unread.items():
+        lines.append(f"{_toml_key(key)} = {toml_value(value)}")
     for key, value in history.user_fields.items():
         lines.append(f"{_toml_key(key)} = {toml_value(value)}")
     return "\n".join(lines) + "\n"

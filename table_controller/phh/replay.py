@@ -7,14 +7,21 @@ up the way the file describes raises :class:`PhhError` naming the action or fiel
 
 What the engine plays, and so what can be replayed (docs/hand-histories.md):
 
-- variants NT, PT, FT; uniform antes; blinds ``[SB, BB, 0, ...]`` with optionally a straddle of
-  2 x BB by ``p3`` (the player left of the big blind, rules.md §2 [000]), or ``[BB, 0, ...]``
-  for a hand with a dead small blind (tournament dead-button rule [002 #28]; with a straddle
-  the user field ``_dead_small_blind`` tells ``[BB, straddle, 0...]`` from a small and big blind);
+- variants NT, PT, FT; uniform antes, or one ante for the table posted by the big blind or
+  by the button (``antes`` with one entry, rules.md §2, TDA 2024 RP-11); blinds
+  ``[SB, BB, 0, ...]`` with optionally a straddle of 2 x BB by ``p3`` (the player left of the
+  big blind, rules.md §2 [000]), or ``[BB, 0, ...]`` for a hand with a dead small blind
+  (tournament dead-button rule [002 #28]; with a straddle the user field
+  ``_dead_small_blind`` tells ``[BB, straddle, 0...]`` from a small and big blind);
 - ``min_bet`` equal to the big blind (the minimum bet is the big blind, rules.md §3);
-- whole chips only;
+- whole chips only (in the fields and actions the replay uses: a descriptive field such as
+  ``finishing_stacks`` with half a chip is kept as written and not used);
+- a check (``cc``) by the last player with chips when every opponent is all-in for no more
+  than his bet is accepted as the no-op it is (pokerkit writes it; the engine has closed the
+  round);
+- ``ante_trimming_status`` is not used with a single ante: it is dead in the main pot;
 - user-defined fields written by :mod:`.export`: ``_odd_chip``, ``_rake_percent``,
-  ``_rake_cap``, ``_chip_unit``, ``_tournament``, ``_dead_small_blind``.
+  ``_rake_cap``, ``_chip_unit``, ``_tournament``, ``_dead_small_blind``, ``_ante_order``.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from pathlib import Path
 from table_controller.engine import (
     Action,
     ActionKind,
+    AnteFormat,
+    AnteOrder,
     EngineError,
     GameConfig,
     Hand,
@@ -52,6 +61,7 @@ from table_controller.phh.model import (
 )
 from table_controller.vocabulary.cards import Card
 
+_BETTING = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
 STRUCTURE_OF = {"NT": Structure.NO_LIMIT, "PT": Structure.POT_LIMIT, "FT": Structure.FIXED_LIMIT}
 
 
@@ -109,19 +119,37 @@ def blind_layout(history: HandHistory) -> BlindLayout:
     return BlindLayout(first, second, 1 if first else None, 2, rest[0] if rest else 0)
 
 
+def ante_layout(history: HandHistory, layout: BlindLayout) -> tuple[int, AnteFormat]:
+    """The ante and who posts it: the same ante from every player, or one ante for the table
+    posted by the big blind or by the button (rules.md §2, TDA 2024 RP-11). PHH reverses the
+    heads-up entries like the blinds: ``antes[1]`` is the big blind's, ``antes[0]`` the
+    button's."""
+    antes = history.antes
+    if len(set(antes)) == 1:
+        return antes[0], AnteFormat.EACH
+    posters = [i for i, chips in enumerate(antes) if chips]
+    count = len(antes)
+    if len(posters) == 1:
+        slot = posters[0]
+        player = count - slot if count == 2 else slot + 1  # heads-up: reverse-assigned
+        if player == layout.big_blind_player:
+            return antes[slot], AnteFormat.BIG_BLIND
+        if player == count:
+            return antes[slot], AnteFormat.BUTTON
+    raise _field(
+        "antes",
+        f"{list(antes)}: this table plays the same ante from every player, or one ante for the "
+        "table posted by the big blind or by the button (rules.md §2, TDA 2024 RP-11)",
+    )
+
+
 def game_config(history: HandHistory) -> GameConfig:
     """The engine configuration a history describes (raises PhhError for what it cannot play)."""
     structure = STRUCTURE_OF.get(history.variant)
     if structure is None:
         raise _field("variant", f"unsupported variant {history.variant!r}")
-    if len(set(history.antes)) != 1:
-        raise _field(
-            "antes",
-            f"non-uniform antes {list(history.antes)} (big-blind or button ante) are not played "
-            "by this table; the engine takes the same ante from every player (rules.md §2)",
-        )
-    ante = history.antes[0]
     layout = blind_layout(history)
+    ante, ante_format = ante_layout(history, layout)
     if layout.straddle and layout.straddle != 2 * layout.big_blind:
         raise _field(
             "blinds_or_straddles",
@@ -134,7 +162,12 @@ def game_config(history: HandHistory) -> GameConfig:
             f"{history.min_bet} differs from the big blind {layout.big_blind}; the minimum bet "
             "is the big blind (rules.md §3)",
         )
-    if ante and not history.ante_trimming_status and min(history.starting_stacks) < ante:
+    # With a single ante ``ante_trimming_status`` is not used: the big-blind or button ante is
+    # dead in the main pot (rules.md §2, TDA 2024 RP-11). Trimmed, nobody's ante would match
+    # it and it would go back to its poster, as pokerkit does; real files (WSOP 2019) that say
+    # true record the ante as taken.
+    if (ante_format is AnteFormat.EACH and ante and not history.ante_trimming_status
+            and min(history.starting_stacks) < ante):
         raise _field(
             "ante_trimming_status",
             "false with a stack shorter than the ante: the engine pays a short ante only the "
@@ -146,6 +179,15 @@ def game_config(history: HandHistory) -> GameConfig:
     except ValueError:
         choices = ", ".join(r.value for r in OddChipRule)
         raise _field("_odd_chip", f"{user.get('_odd_chip')!r} is not one of {choices}") from None
+    # A file with a single ante that does not say follows pokerkit, the PHH reference
+    # implementation: the ante first. (Without a single ante the order does not apply.)
+    unsaid = AnteOrder.BLIND_FIRST if ante_format is AnteFormat.EACH else AnteOrder.ANTE_FIRST
+    try:
+        ante_order = AnteOrder(user.get("_ante_order", unsaid.value))
+    except (ValueError, TypeError):
+        choices = ", ".join(o.value for o in AnteOrder)
+        given = user.get("_ante_order")
+        raise _field("_ante_order", f"{given!r} is not one of {choices}") from None
     rake = None
     if "_rake_percent" in user:
         try:
@@ -158,6 +200,8 @@ def game_config(history: HandHistory) -> GameConfig:
             small_blind=layout.small_blind,
             big_blind=layout.big_blind,
             ante=ante,
+            ante_format=ante_format,
+            ante_order=ante_order,
             odd_chip=odd_chip,
             rake=rake,
             chip_unit=int(user.get("_chip_unit", 1)),
@@ -279,6 +323,22 @@ class _ReplayState:
         if type(hand.log[-1]) is OutOfTurnHeld:
             raise self._turn_error(player) or PhhError(f"p{player} acted out of turn")
 
+    def _idle_check(self, player: int) -> bool:
+        """A check by the last player with chips when every opponent still in is all-in for no
+        more than his bet: no more betting is possible, so the engine has closed the round
+        ([000, 002 #11]) and there is nothing to decide. pokerkit still asks that player
+        (typically the big blind whose only caller went all-in for less) and writes his
+        check; it is accepted as the no-op it is."""
+        hand = self.hand
+        if hand.result is not None or hand.to_act is not None or hand.street not in _BETTING:
+            return False
+        stacks = hand.stacks
+        seat = self.seats[player - 1]
+        live = hand.live_seats
+        return seat in live and stacks[seat] > 0 and all(
+            stacks[s] == 0 for s in live if s != seat
+        )
+
     def apply(self, action: PhhAction) -> None:
         hand = self.hand
         match action:
@@ -299,6 +359,8 @@ class _ReplayState:
             case Fold(player, _):
                 self._act(player, ActionKind.FOLD)
             case CheckOrCall(player, _):
+                if self._idle_check(player):
+                    return
                 # Check or call: guessed from the live bets, the other one if the engine
                 # disagrees (a short all-in big blind still has to be called in full).
                 bets = hand.bets
