@@ -347,27 +347,32 @@ _DESCRIPTIVE: Mapping[str, Callable[[str, object, int], Any]] = {
 }
 
 
-# The plain subset of TOML that :func:`dumps` writes, read without tomllib (which is the
-# largest cost of reading a hand): bare keys, decimal integers, basic strings without escapes,
-# true/false, one-line arrays of those, and a multi-line array of strings, one per line. Any
-# other line (a comment, a float, a time, an escape, a table...) sends the whole text to
-# tomllib, so both readers always agree.
+# The plain subset of TOML that :func:`dumps` and the usual PHH writers (pokerkit, the phh-std
+# datasets) write, read without tomllib (which was the largest cost of reading a hand): bare
+# keys, decimal integers and decimals (``10112.5``), basic strings without escapes, literal
+# strings (``'NT'``), true/false, one-line arrays of those, and a multi-line array of strings,
+# one per line. Any other line (a comment, an exponent, a time, an escape, a table...) sends the
+# whole text to tomllib, so both readers always agree.
 _KEY = r"[A-Za-z0-9_-]+"
 _INT = r"(?:0|-?[1-9][0-9]*)"
-_STR = r'"[^"\\\x00-\x1f\x7f]*"'
-_SCALAR = rf"(?:{_INT}|{_STR}|true|false)"
+_FLOAT = r"(?:-?(?:0|[1-9][0-9]*)\.[0-9]+)"
+_STR = r"""(?:"[^"\\\x00-\x1f\x7f]*"|'[^'\x00-\x1f\x7f]*')"""
+_SCALAR = rf"(?:{_FLOAT}|{_INT}|{_STR}|true|false)"  # a decimal before the integer it starts with
 _SCALAR_RE = re.compile(_SCALAR)
 _LINE_RE = re.compile(rf"({_KEY}) = ({_SCALAR}|\[(?:{_SCALAR}(?:, {_SCALAR})*)?\]|\[)")
 _ITEM_RE = re.compile(rf"  ({_STR}),")
 
 
 def _scalar(token: str) -> object:
-    if token[0] == '"':
+    first = token[0]
+    if first == '"' or first == "'":
         return token[1:-1]
     if token == "true":
         return True
     if token == "false":
         return False
+    if "." in token:
+        return float(token)
     return int(token)
 
 
