@@ -11,7 +11,7 @@ import pokerkit as pk
 import pytest
 
 from table_controller import cli
-from table_controller.engine import AnteFormat, AnteOrder, PostKind
+from table_controller.engine import AnteFormat, AnteOrder, Posted, PostKind
 from table_controller.phh import load, loads
 from table_controller.phh.replay import game_config, replay, replay_file
 from tests.phh_pokerkit import AUTOMATIONS, pokerkit_finishing_stacks
@@ -40,7 +40,8 @@ def test_wsop_big_blind_ante_hands_replay_to_their_finishing_stacks(path: Path) 
     replayed = replay(history)
     assert list(replayed.finishing_stacks) == list(history.finishing_stacks or ())
     hand = replayed.hand
-    antes = [(r.seat, r.amount) for r in hand.log if getattr(r, "kind", None) is PostKind.ANTE]
+    antes = [(r.seat, r.amount) for r in hand.log
+             if isinstance(r, Posted) and r.kind is PostKind.ANTE]
     assert antes == [(hand.big_blind_seat, config.ante)]  # one ante for the table, dead
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
