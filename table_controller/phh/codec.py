@@ -356,10 +356,18 @@ _DESCRIPTIVE: Mapping[str, Callable[[str, object, int], Any]] = {
 _KEY = r"[A-Za-z0-9_-]+"
 _INT = r"(?:0|-?[1-9][0-9]*)"
 _FLOAT = r"(?:-?(?:0|[1-9][0-9]*)\.[0-9]+)"
-_STR = r"""(?:"[^"\\\x00-\x1f\x7f]*"|'[^'\x00-\x1f\x7f]*')"""
+_BASIC = r'"[^"\\\x00-\x1f\x7f]*"'
+_LITERAL = r"'[^'\x00-\x1f\x7f]*'"
+_STR = rf"(?:{_BASIC}|{_LITERAL})"
 _SCALAR = rf"(?:{_FLOAT}|{_INT}|{_STR}|true|false)"  # a decimal before the integer it starts with
 _SCALAR_RE = re.compile(_SCALAR)
-_LINE_RE = re.compile(rf"({_KEY}) = ({_SCALAR}|\[(?:{_SCALAR}(?:, {_SCALAR})*)?\]|\[)")
+_KEY_RE = re.compile(_KEY)
+_ARRAY_RE = re.compile(rf"\[(?:{_SCALAR}(?:, {_SCALAR})*)?\]")
+# Arrays of one kind, the usual case, split without a second pass of the regular expression
+# (strings cannot hold their own quote, so the separator is unambiguous).
+_INT_ARRAY_RE = re.compile(rf"\[{_INT}(?:, {_INT})*\]")
+_BASIC_ARRAY_RE = re.compile(rf"\[{_BASIC}(?:, {_BASIC})*\]")
+_LITERAL_ARRAY_RE = re.compile(rf"\[{_LITERAL}(?:, {_LITERAL})*\]")
 _ITEM_RE = re.compile(rf"  ({_STR}),")
 
 
@@ -376,36 +384,52 @@ def _scalar(token: str) -> object:
     return int(token)
 
 
+def _array(value: str) -> list[object] | None:
+    """A one-line array of the plain subset, or None."""
+    if _INT_ARRAY_RE.fullmatch(value):
+        return [int(v) for v in value[1:-1].split(", ")]
+    if _LITERAL_ARRAY_RE.fullmatch(value):
+        return list(value[2:-2].split("', '"))
+    if _BASIC_ARRAY_RE.fullmatch(value):
+        return list(value[2:-2].split('", "'))
+    if _ARRAY_RE.fullmatch(value):  # mixed, decimals, booleans, empty
+        return [_scalar(t) for t in _SCALAR_RE.findall(value[1:-1])]
+    return None
+
+
 def _plain_toml(text: str) -> dict[str, object] | None:
-    """``text`` parsed if it is in the plain subset :func:`dumps` writes, else None."""
+    """``text`` parsed if it is in the plain subset described above, else None."""
     out: dict[str, object] = {}
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     i = 0
-    while i < len(lines):
-        match = _LINE_RE.fullmatch(lines[i])
-        if match is None:
-            return None
-        key, value = match.groups()
-        if key in out:
+    count = len(lines)
+    while i < count:
+        key, sep, value = lines[i].partition(" = ")
+        if not sep or key in out or not _KEY_RE.fullmatch(key):
             return None
         if value == "[":  # a multi-line array of strings, closed by "]" alone
             items: list[object] = []
             i += 1
-            while i < len(lines) and lines[i] != "]":
+            while i < count and lines[i] != "]":
                 item = _ITEM_RE.fullmatch(lines[i])
                 if item is None:
                     return None
                 items.append(item.group(1)[1:-1])
                 i += 1
-            if i == len(lines):
+            if i == count:
                 return None
             out[key] = items
-        elif value[0] == "[":
-            out[key] = [_scalar(t) for t in _SCALAR_RE.findall(value[1:-1])]
-        else:
+        elif value[:1] == "[":
+            array = _array(value)
+            if array is None:
+                return None
+            out[key] = array
+        elif _SCALAR_RE.fullmatch(value):
             out[key] = _scalar(value)
+        else:
+            return None
         i += 1
     return out
 
