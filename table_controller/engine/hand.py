@@ -93,6 +93,7 @@ class Hand:
         self._final_aggressor: int | None = None
         self._flop_dealt = False
         self._dead: dict[int, int] = {}  # a single (big blind or button) ante: dead chips
+        self._returned: dict[int, int] = {}  # uncalled bets given back [002 #48]
         self.ante_seat: int | None = self._ante_seat()
         self._validate_positions(straddle_seat)
         self._post_forced_bets(missed or {})
@@ -234,6 +235,18 @@ class Hand:
     def bets(self) -> dict[int, int]:
         """Live chips in front of each player in the current round."""
         return {s: p.bet for s, p in self.players.items() if p.bet}
+
+    def to_call(self, seat: int) -> int:
+        """Chips ``seat`` must add to match the current bet of the round (0: nothing to call,
+        or no betting is due); not capped by his stack. ``IllegalAction`` if he is not dealt
+        in."""
+        p = self.players.get(seat)
+        if p is None:
+            raise IllegalAction(f"seat {seat} is not dealt in", rule=cite.TURN_ORDER)
+        if self._round_closed or self.street not in _BETTING_STREETS:
+            return 0
+        current = self._round.current_bet
+        return current - p.bet if current > p.bet else 0
 
     @property
     def contributions(self) -> dict[int, int]:
@@ -387,7 +400,7 @@ class Hand:
 
     def _return_uncalled(self) -> None:
         """The uncalled part of the round's largest bet goes back [002 #48]."""
-        excess = uncalled_excess({s: p.bet for s, p in self.players.items() if p.bet})
+        excess = uncalled_excess({s: p.bet for s, p in self.players.items()})
         if excess is None:
             return
         seat, chips = excess
@@ -396,6 +409,7 @@ class Hand:
         p.contributed -= chips
         p.stack += chips
         self._round.invalidate()
+        self._returned[seat] = self._returned.get(seat, 0) + chips
         self.log.append(BetReturned(seat, chips))
 
     def _close_round(self) -> None:
@@ -426,10 +440,7 @@ class Hand:
         self._finish(awards, rake, showdown=False)
 
     def _finish(self, awards: list[PotAward], rake: int, *, showdown: bool) -> None:
-        returned: dict[int, int] = {}
-        for record in self.log:
-            if isinstance(record, BetReturned):
-                returned[record.seat] = returned.get(record.seat, 0) + record.amount
+        returned = dict(self._returned)
         if rake:
             self.log.append(RakeTaken(rake))
         for i, award in enumerate(awards):
@@ -446,6 +457,21 @@ class Hand:
                                  final_stacks=final, showdown=showdown)
 
     # ------------------------------------------------------------------ cards
+    def _add_dealt(self, cards: Sequence[Card]) -> None:
+        """Add ``cards`` to the cards dealt, checked distinct and new (a duplicate is a fouled
+        deck, TDA 2024 35-E): nothing is added when they are not."""
+        dealt = self._dealt
+        before = len(dealt)
+        dealt.update(cards)
+        if len(dealt) - before == len(cards):
+            return
+        # Undo from the hand's own record of its cards, then name the duplicates.
+        self._dealt = {*self.board, *(c for hole in self.hole_cards.values() for c in hole)}
+        known = self._dealt
+        dup = sorted({str(c) for c in cards if c in known or list(cards).count(c) > 1})
+        raise IllegalAction(f"duplicate card(s) {' '.join(dup)}: fouled deck, the hand "
+                            "must be voided", rule=cite.DUPLICATE)
+
     @staticmethod
     def _check_distinct(cards: Sequence[Card], known: set[Card]) -> set[Card]:
         """``cards`` as a set, checked distinct and not among ``known`` (fouled deck)."""
@@ -467,7 +493,7 @@ class Hand:
                                 rule="rules.md §1, §5 [000, 002 #31]")
         if seat in self.hole_cards:
             raise IllegalAction(f"seat {seat} already has hole cards", rule=cite.DEAL)
-        self._dealt |= self._check_distinct(cards, self._dealt)
+        self._add_dealt(cards)
         self.hole_cards[seat] = tuple(cards)
         self.log.append(HoleCardsDealt(seat, tuple(cards)))
 
@@ -486,7 +512,7 @@ class Hand:
         if len(cards) != _BOARD_CARDS[nxt]:
             raise IllegalAction(f"the {nxt.value} is {_BOARD_CARDS[nxt]} card(s), not "
                                 f"{len(cards)}", rule=cite.DEAL)
-        self._dealt |= self._check_distinct(cards, self._dealt)
+        self._add_dealt(cards)
         self.board.extend(cards)
         self.street = nxt
         self._flop_dealt = True

@@ -25,12 +25,14 @@ def uncalled_excess(bets: Mapping[int, int]) -> tuple[int, int] | None:
     what exceeds the second-largest bet of any player (folded players' chips count, they were
     called when they were put in).
     """
-    if not bets:
-        return None
-    ranked = sorted(bets.items(), key=lambda item: item[1], reverse=True)
-    top_seat, top = ranked[0]
-    second = ranked[1][1] if len(ranked) > 1 else 0
-    if top > second:
+    top_seat = None
+    top = second = 0
+    for seat, bet in bets.items():  # one pass: the largest and the second-largest bet
+        if bet > top:
+            top_seat, top, second = seat, bet, top
+        elif bet > second:
+            second = bet
+    if top_seat is not None and top > second:
         return top_seat, top - second
     return None
 

@@ -26,10 +26,12 @@ What the engine plays, and so what can be replayed (docs/hand-histories.md):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from table_controller.engine import (
     Action,
@@ -54,7 +56,6 @@ from table_controller.phh.model import (
     DealHole,
     Fold,
     HandHistory,
-    NoOp,
     PhhAction,
     PhhError,
     ShowOrMuck,
@@ -94,29 +95,36 @@ def blind_layout(history: HandHistory) -> BlindLayout:
     the big blind by p1, the small blind by the button p2, rules.md §2 [000]); no small blind
     when its seat is empty (dead small blind, [002 #28]: the big blind is then p1); optionally
     a straddle by the player left of the big blind (rules.md §2 [000])."""
-    field = list(history.blinds_or_straddles)
-    fail = _field(
-        "blinds_or_straddles",
-        f"{field}: this table posts a small blind, a big blind and optionally a straddle by "
-        "the player left of the big blind (rules.md §2)",
-    )
+    return _blind_layout(history.blinds_or_straddles,
+                         history.user_fields.get("_dead_small_blind") is True)
+
+
+def _blind_layout(field: Sequence[int], dead_small_blind: bool) -> BlindLayout:
     if len(field) == 2:
         # Heads-up: p1 is the big blind and posts the second entry (phh-std "reverse-assigned").
         small, big = field
         if big <= 0 or small > big:
-            raise fail
+            raise _blinds_refused(field)
         return BlindLayout(small, big, 2 if small else None, 1, 0)
     first, second, *rest = field
-    if history.user_fields.get("_dead_small_blind") is True:
+    if dead_small_blind:
         # written by our export: no small blind, p1 the big blind, p2 may straddle
         if first <= 0 or any(rest) or second not in (0, 2 * first):
-            raise fail
+            raise _blinds_refused(field)
         return BlindLayout(0, first, None, 1, second)
     if first and not second and not any(rest):
         return BlindLayout(0, first, None, 1, 0)  # dead small blind: p1 is the big blind
     if second <= 0 or first > second or any(rest[1:]):
-        raise fail
+        raise _blinds_refused(field)
     return BlindLayout(first, second, 1 if first else None, 2, rest[0] if rest else 0)
+
+
+def _blinds_refused(field: Sequence[int]) -> PhhError:
+    return _field(
+        "blinds_or_straddles",
+        f"{list(field)}: this table posts a small blind, a big blind and optionally a straddle "
+        "by the player left of the big blind (rules.md §2)",
+    )
 
 
 def ante_layout(history: HandHistory, layout: BlindLayout) -> tuple[int, AnteFormat]:
@@ -124,7 +132,10 @@ def ante_layout(history: HandHistory, layout: BlindLayout) -> tuple[int, AnteFor
     posted by the big blind or by the button (rules.md §2, TDA 2024 RP-11). PHH reverses the
     heads-up entries like the blinds: ``antes[1]`` is the big blind's, ``antes[0]`` the
     button's."""
-    antes = history.antes
+    return _ante_layout(history.antes, layout)
+
+
+def _ante_layout(antes: Sequence[int], layout: BlindLayout) -> tuple[int, AnteFormat]:
     if len(set(antes)) == 1:
         return antes[0], AnteFormat.EACH
     posters = [i for i, chips in enumerate(antes) if chips]
@@ -145,35 +156,61 @@ def ante_layout(history: HandHistory, layout: BlindLayout) -> tuple[int, AnteFor
 
 def game_config(history: HandHistory) -> GameConfig:
     """The engine configuration a history describes (raises PhhError for what it cannot play)."""
-    structure = STRUCTURE_OF.get(history.variant)
+    return _setup(history)[0]
+
+
+def _setup(history: HandHistory) -> tuple[GameConfig, BlindLayout]:
+    """Configuration and blinds of ``history``. Hands of one game repeat the same fields, so
+    the result is remembered for them (the check against the stacks is made every time)."""
+    user = history.user_fields
+    try:
+        config, layout = _configure_cached(
+            history.variant, history.antes, history.blinds_or_straddles, history.min_bet,
+            history.small_bet, history.big_bet, tuple(user.items()))
+    except TypeError:  # a user field holds an unhashable value (an array): not remembered
+        config, layout = _configure(history.variant, history.antes, history.blinds_or_straddles,
+                                    history.min_bet, history.small_bet, history.big_bet, user)
+    if (config.ante and config.ante_format is AnteFormat.EACH
+            and not history.ante_trimming_status and min(history.starting_stacks) < config.ante):
+        raise _field(
+            "ante_trimming_status",
+            "false with a stack shorter than the ante: the engine pays a short ante only the "
+            "chips it contributed (side pots by contribution, rules.md §4), i.e. true",
+        )
+    # With a single ante ``ante_trimming_status`` is not used: the big-blind or button ante is
+    # dead in the main pot (rules.md §2, TDA 2024 RP-11). Trimmed, nobody's ante would match
+    # it and it would go back to its poster, as pokerkit does; real files (WSOP 2019) that say
+    # true record the ante as taken.
+    return config, layout
+
+
+@lru_cache(maxsize=256)
+def _configure_cached(variant: str, antes: tuple[int, ...], blinds: tuple[int, ...],
+                      min_bet: int | None, small_bet: int | None, big_bet: int | None,
+                      user: tuple[tuple[str, Any], ...]) -> tuple[GameConfig, BlindLayout]:
+    return _configure(variant, antes, blinds, min_bet, small_bet, big_bet, dict(user))
+
+
+def _configure(variant: str, antes: Sequence[int], blinds: Sequence[int], min_bet: int | None,
+               small_bet: int | None, big_bet: int | None,
+               user: Mapping[str, Any]) -> tuple[GameConfig, BlindLayout]:
+    structure = STRUCTURE_OF.get(variant)
     if structure is None:
-        raise _field("variant", f"unsupported variant {history.variant!r}")
-    layout = blind_layout(history)
-    ante, ante_format = ante_layout(history, layout)
+        raise _field("variant", f"unsupported variant {variant!r}")
+    layout = _blind_layout(blinds, user.get("_dead_small_blind") is True)
+    ante, ante_format = _ante_layout(antes, layout)
     if layout.straddle and layout.straddle != 2 * layout.big_blind:
         raise _field(
             "blinds_or_straddles",
             f"straddle of {layout.straddle}; the straddle is 2 x the big blind "
             f"= {2 * layout.big_blind} (rules.md §2)",
         )
-    if structure is not Structure.FIXED_LIMIT and history.min_bet != layout.big_blind:
+    if structure is not Structure.FIXED_LIMIT and min_bet != layout.big_blind:
         raise _field(
             "min_bet",
-            f"{history.min_bet} differs from the big blind {layout.big_blind}; the minimum bet "
+            f"{min_bet} differs from the big blind {layout.big_blind}; the minimum bet "
             "is the big blind (rules.md §3)",
         )
-    # With a single ante ``ante_trimming_status`` is not used: the big-blind or button ante is
-    # dead in the main pot (rules.md §2, TDA 2024 RP-11). Trimmed, nobody's ante would match
-    # it and it would go back to its poster, as pokerkit does; real files (WSOP 2019) that say
-    # true record the ante as taken.
-    if (ante_format is AnteFormat.EACH and ante and not history.ante_trimming_status
-            and min(history.starting_stacks) < ante):
-        raise _field(
-            "ante_trimming_status",
-            "false with a stack shorter than the ante: the engine pays a short ante only the "
-            "chips it contributed (side pots by contribution, rules.md §4), i.e. true",
-        )
-    user = history.user_fields
     try:
         odd_chip = OddChipRule(user.get("_odd_chip", OddChipRule.TDA.value))
     except ValueError:
@@ -195,7 +232,7 @@ def game_config(history: HandHistory) -> GameConfig:
         except (EngineError, ValueError, TypeError) as exc:
             raise _field("_rake_percent", str(exc)) from None
     try:
-        return GameConfig(
+        config = GameConfig(
             structure=structure,
             small_blind=layout.small_blind,
             big_blind=layout.big_blind,
@@ -206,11 +243,12 @@ def game_config(history: HandHistory) -> GameConfig:
             rake=rake,
             chip_unit=int(user.get("_chip_unit", 1)),
             tournament=bool(user.get("_tournament", False)),
-            small_bet=history.small_bet,
-            big_bet=history.big_bet,
+            small_bet=small_bet,
+            big_bet=big_bet,
         )
     except (EngineError, ValueError, TypeError) as exc:
         raise PhhError(f"game configuration: {exc}") from None
+    return config, layout
 
 
 def _seats(history: HandHistory) -> tuple[int, ...]:
@@ -237,8 +275,7 @@ def start_hand(history: HandHistory) -> Hand:
     button or the blinds from, and a file may describe a layout only a table's history
     produces (a dead small blind, [002 #28]).
     """
-    config = game_config(history)
-    layout = blind_layout(history)
+    config, layout = _setup(history)
     seats = _seats(history)
     number = history.hand if isinstance(history.hand, int) else 1
     try:
@@ -286,17 +323,12 @@ class _ReplayState:
         self.hand = hand
         self.seats = seats
         self.player_of = player_of
-        self.seen: dict[Card, str] = {}
         self.hole: dict[int, tuple[Card, ...]] = {}
         self.shown: dict[int, tuple[Card, ...]] = {}
         self.mucked: set[int] = set()
-
-    def _claim(self, cards: Sequence[Card], where: str) -> None:
-        for card in cards:
-            other = self.seen.get(card)
-            if other is not None:
-                raise PhhError(f"card {card} is dealt twice ({other} and {where})")
-            self.seen[card] = where
+        # Actions are immutable: one per seat and kind, built once per hand (the kinds are
+        # looked up by identity: hashing an enum member runs Python code).
+        self._actions: _KindTable = _KindTable()
 
     def _turn_error(self, player: int) -> PhhError | None:
         """Why ``player`` may not act now, if the reason is the turn (PHH lists actions in
@@ -313,14 +345,23 @@ class _ReplayState:
         """Apply one decision; the engine checks it (turn checked only when it fails, or when
         the engine holds it as out of turn, which keeps a replay to one engine call)."""
         hand = self.hand
+        seat = self.seats[player - 1]
+        if amount is None:
+            cache = self._actions[kind]
+            action = cache.get(seat)
+            if action is None:
+                action = cache[seat] = Action(seat=seat, kind=kind)
+        else:
+            action = Action(seat=seat, kind=kind, amount=amount)
+        log = hand.log
         try:
-            hand.act(Action(seat=self.seats[player - 1], kind=kind, amount=amount))
+            hand.act(action)
         except IllegalAction:
             error = self._turn_error(player)
             if error is not None:
                 raise error from None
             raise
-        if type(hand.log[-1]) is OutOfTurnHeld:
+        if type(log[-1]) is OutOfTurnHeld:
             raise self._turn_error(player) or PhhError(f"p{player} acted out of turn")
 
     def _idle_check(self, player: int) -> bool:
@@ -339,67 +380,94 @@ class _ReplayState:
             stacks[s] == 0 for s in live if s != seat
         )
 
+    def _twice(self, cards: Sequence[Card], here: str, exc: IllegalAction) -> PhhError:
+        """The engine refused ``cards`` as duplicates (fouled deck): say where each was."""
+        hand = self.hand
+        where: dict[Card, str] = {c: "the board" for c in hand.board}
+        for seat, hole in hand.hole_cards.items():
+            where.update((c, f"p{self.player_of[seat]}") for c in hole)
+        for i, card in enumerate(cards):
+            other = where.get(card) or ("the same action" if card in cards[:i] else None)
+            if other is not None:
+                return PhhError(f"card {card} is dealt twice ({other} and {here})")
+        return PhhError(str(exc))
+
     def apply(self, action: PhhAction) -> None:
         hand = self.hand
-        match action:
-            case DealHole(player, cards, _):
-                seat = self.seats[player - 1]
-                if seat in self.hole:
-                    raise PhhError(f"p{player} already has hole cards")
-                if len(cards) != 2:
-                    raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
-                known = tuple(c for c in cards if c is not None)
-                if len(known) == 2:
-                    self._claim(known, f"p{player}")
+        if type(action) is CheckOrCall:
+            player = action.player
+            # Check or call: guessed from the chips to call, the other one if the engine
+            # disagrees (a short all-in big blind still has to be called in full).
+            if hand.to_call(self.seats[player - 1]):
+                try:
+                    self._act(player, ActionKind.CALL)
+                except IllegalAction:
+                    self._act(player, ActionKind.CHECK)
+                return
+            try:
+                self._act(player, ActionKind.CHECK)
+            except PhhError:  # not his turn, or no betting is due
+                if not self._idle_check(player):
+                    raise
+            except IllegalAction:
+                self._act(player, ActionKind.CALL)
+        elif type(action) is Fold:
+            self._act(action.player, ActionKind.FOLD)
+        elif type(action) is DealHole:
+            player, cards = action.player, action.cards
+            seat = self.seats[player - 1]
+            if seat in self.hole:
+                raise PhhError(f"p{player} already has hole cards")
+            if len(cards) != 2:
+                raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
+            first_card, second_card = cards
+            if first_card is not None and second_card is not None:
+                known = (first_card, second_card)
+                try:
                     hand.deal_hole(seat, known)
-                    self.hole[seat] = known
-            case DealBoard(cards, _):
-                self._claim(cards, "the board")
-                hand.deal_board(cards)
-            case Fold(player, _):
-                self._act(player, ActionKind.FOLD)
-            case CheckOrCall(player, _):
-                if self._idle_check(player):
-                    return
-                # Check or call: guessed from the live bets, the other one if the engine
-                # disagrees (a short all-in big blind still has to be called in full).
-                bets = hand.bets
-                facing = max(bets.values(), default=0) > bets.get(self.seats[player - 1], 0)
-                first, second = (
-                    (ActionKind.CALL, ActionKind.CHECK) if facing
-                    else (ActionKind.CHECK, ActionKind.CALL)
+                except IllegalAction as exc:
+                    raise self._twice(known, f"p{player}", exc) from None
+                self.hole[seat] = known
+        elif type(action) is BetOrRaiseTo:
+            player, amount = action.player, action.amount
+            try:
+                self._act(player, ActionKind.RAISE, amount)  # the engine takes it as a bet too
+            except IllegalAction:
+                # an all-in below the minimum is only legal declared as all-in
+                legal = hand.legal_actions(self.seats[player - 1])
+                if amount != legal.all_in_to:
+                    raise
+                self._act(player, ActionKind.ALL_IN)
+        elif type(action) is DealBoard:
+            try:
+                hand.deal_board(action.cards)
+            except IllegalAction as exc:
+                if "duplicate" not in exc.message:
+                    raise
+                raise self._twice(action.cards, "the board", exc) from None
+        elif type(action) is ShowOrMuck:
+            self._show(action)
+
+    def _show(self, action: ShowOrMuck) -> None:
+        player, cards = action.player, action.cards
+        seat = self.seats[player - 1]
+        if not action.shown:
+            self.mucked.add(seat)
+            return
+        known = tuple(c for c in cards if c is not None)
+        if cards and len(known) == len(cards):
+            dealt = self.hole.get(seat)
+            if dealt is not None and set(dealt) != set(known):
+                raise PhhError(
+                    f"p{player} shows {' '.join(map(str, known))} but was dealt "
+                    f"{' '.join(map(str, dealt))}"
                 )
-                try:
-                    self._act(player, first)
-                except IllegalAction:
-                    self._act(player, second)
-            case BetOrRaiseTo(player, amount, _):
-                try:
-                    self._act(player, ActionKind.RAISE, amount)  # the engine takes it as a bet too
-                except IllegalAction:
-                    # an all-in below the minimum is only legal declared as all-in
-                    legal = hand.legal_actions(self.seats[player - 1])
-                    if amount != legal.all_in_to:
-                        raise
-                    self._act(player, ActionKind.ALL_IN)
-            case ShowOrMuck(player, shown, cards, _):
-                seat = self.seats[player - 1]
-                if not shown:
-                    self.mucked.add(seat)
-                    return
-                known = tuple(c for c in cards if c is not None)
-                if cards and len(known) == len(cards):
-                    dealt = self.hole.get(seat)
-                    if dealt is not None and set(dealt) != set(known):
-                        raise PhhError(
-                            f"p{player} shows {' '.join(map(str, known))} but was dealt "
-                            f"{' '.join(map(str, dealt))}"
-                        )
-                    if dealt is None:
-                        self._claim(known, f"p{player}")
-                    self.shown[seat] = known
-            case NoOp(_):
-                pass
+            if dealt is None:
+                shown = [c for hole in self.shown.values() for c in hole]
+                for card in known:
+                    if card in hand_cards(self.hand) or card in shown:
+                        raise PhhError(f"card {card} is dealt twice (shown by p{player})")
+            self.shown[seat] = known
 
     def finish(self) -> None:
         hand = self.hand
@@ -414,6 +482,32 @@ class _ReplayState:
             where = hand.street.value
             who = "" if hand.to_act is None else f", p{self.player_of[hand.to_act]} to act"
             raise PhhError(f"the actions end before the hand is over ({where}{who})")
+
+
+class _KindTable:
+    """seat -> Action for each kind without an amount, chosen by identity."""
+
+    __slots__ = ("all_in", "call", "check", "fold")
+
+    def __init__(self) -> None:
+        self.fold: dict[int, Action] = {}
+        self.check: dict[int, Action] = {}
+        self.call: dict[int, Action] = {}
+        self.all_in: dict[int, Action] = {}
+
+    def __getitem__(self, kind: ActionKind) -> dict[int, Action]:
+        if kind is ActionKind.FOLD:
+            return self.fold
+        if kind is ActionKind.CHECK:
+            return self.check
+        if kind is ActionKind.CALL:
+            return self.call
+        return self.all_in
+
+
+def hand_cards(hand: Hand) -> set[Card]:
+    """Every card the hand has dealt: the board and the known hole cards."""
+    return {*hand.board, *(c for hole in hand.hole_cards.values() for c in hole)}
 
 
 def replay_file(path: str | Path) -> Replayed:
