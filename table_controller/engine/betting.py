@@ -88,6 +88,7 @@ class BettingRound:
         self._live = 0
         self._able = 0
         self._after: dict[int, int] = {}  # seat -> index in ``order`` of the next seat after it
+        self._seq = [players[s] for s in order]  # the players in ``order``
 
     def invalidate(self) -> None:
         """Forget the derived turn state; every change to the players or the round calls this
@@ -96,43 +97,38 @@ class BettingRound:
 
     def _refresh(self) -> None:
         """Compute once, after a change, whether the round is over and who acts next
-        (rules.md §3): one pass over the players, then the turn from the last actor on."""
+        (rules.md §3): one pass over the players clockwise from the last actor, counting who
+        still holds cards and chips and finding the first who has to act."""
         self._fresh = True
         self._next = None
         current = self.current_bet
+        seq = self._seq
+        start = 0 if self.cursor is None else self._index_after(self.cursor)
         live = able = 0
-        pending = False  # someone not all-in has yet to act or to match the bet
         lone: SeatState | None = None
-        for p in self.players.values():
+        first: SeatState | None = None  # the first player not all-in yet to act or match
+        for p in (seq[start:] + seq[:start]) if start else seq:
             if p.folded:
                 continue
             live += 1
             if p.stack > 0:
                 able += 1
                 lone = p
-                if not p.acted or p.bet < current:
-                    pending = True
+                if first is None and (not p.acted or p.bet < current):
+                    first = p
         self._live = live
         self._able = able
-        if live <= 1 or not pending:
+        if live <= 1 or first is None:
             self._complete = True
             return
         if able == 1 and lone is not None:
             # Nobody left to bet against: he only has to act if he faces an all-in [000, 002 #11].
-            others = max(p.bet for p in self.players.values() if not p.folded and p is not lone)
+            others = max(p.bet for p in seq if not p.folded and p is not lone)
             if lone.bet >= others:
                 self._complete = True
                 return
         self._complete = False
-        order = self.order
-        n = len(order)
-        start = 0 if self.cursor is None else self._index_after(self.cursor)
-        players = self.players
-        for i in range(n):
-            p = players[order[(start + i) % n]]
-            if p.stack > 0 and not p.folded and (not p.acted or p.bet < current):
-                self._next = p.seat
-                return
+        self._next = first.seat
 
     def _index_after(self, seat: int) -> int:
         """Index in ``order`` of the first seat clockwise after ``seat`` (remembered)."""

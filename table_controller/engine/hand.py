@@ -67,7 +67,7 @@ class Hand:
                  missed: Mapping[int, tuple[bool, bool]] | None = None) -> None:
         if len(stacks) < 2:
             raise IllegalAction("a hand needs at least two players", rule=cite.DEAL)
-        if any(chips <= 0 for chips in stacks.values()):
+        if min(stacks.values()) <= 0:
             raise IllegalAction("every player dealt in needs chips", rule=cite.TABLE_STAKES)
         self.config = config
         self.number = number
@@ -77,7 +77,8 @@ class Hand:
         self.straddle_seat = straddle_seat
         # Dealing: one card at a time clockwise from the seat left of the button, the button
         # last (heads-up the big blind first) [000, 002 #30].
-        self.deal_order: tuple[int, ...] = tuple(clockwise_from(stacks, button))
+        seats = sorted(stacks)
+        self.deal_order: tuple[int, ...] = _rotated(seats, button)
         self.street = Street.PREFLOP
         self.log: list[LogRecord] = []
         self.result: HandResult | None = None
@@ -86,7 +87,7 @@ class Hand:
         self._dealt: set[Card] = set()  # board and hole cards so far (duplicate check)
         self.starting_stacks = dict(stacks)
         self.players = {s: SeatState(seat=s, stack=c) for s, c in stacks.items()}
-        self._round = BettingRound(config, self.players, tuple(sorted(stacks)))
+        self._round = BettingRound(config, self.players, tuple(seats))
         self._held: dict[int, tuple[Action, int]] = {}
         self._round_closed = False
         self._street_log_start = 0
@@ -98,7 +99,7 @@ class Hand:
         self._validate_positions(straddle_seat)
         self._post_forced_bets(missed or {})
         first_actor_after = straddle_seat if straddle_seat is not None else big_blind_seat
-        self.preflop_order: tuple[int, ...] = tuple(clockwise_from(stacks, first_actor_after))
+        self.preflop_order: tuple[int, ...] = _rotated(seats, first_actor_after)
         self._after_change()
 
     @classmethod
@@ -191,7 +192,7 @@ class Hand:
         if blind_first:
             # Big-blind-first calculation: the ante takes what the blind left (TDA 2024 RP-11).
             self._post_single_ante()
-        for seat in self.deal_order:
+        for seat in self.deal_order if missed else ():
             small, big = missed.get(seat, (False, False))
             if seat in (self.small_blind_seat, self.big_blind_seat):
                 continue
@@ -319,9 +320,10 @@ class Hand:
         return True
 
     def _verify(self, action: Action) -> Resolved:
-        self._require_betting()
+        if self._round_closed or self.result is not None or self.street not in _BETTING_STREETS:
+            self._require_betting()  # raises, naming why
         resolved = self._round.resolve(action)
-        if action.seat in self._held and action.seat != self.to_act:
+        if self._held and action.seat in self._held and action.seat != self.to_act:
             raise IllegalAction(f"seat {action.seat} already has an action out of turn "
                                 "waiting", rule=cite.OUT_OF_TURN)
         return resolved
@@ -332,11 +334,15 @@ class Hand:
         raise), it is void, any chips go back and he decides again; a fold out of turn stands
         (rules.md §3 [002 #35])."""
         resolved = self._verify(action)
-        if action.seat != self._round.next_to_act():  # _verify: betting is on
-            self._held[action.seat] = (action, self._round.current_bet)
+        rnd = self._round
+        if action.seat != rnd.next_to_act():  # _verify: betting is on
+            self._held[action.seat] = (action, rnd.current_bet)
             self.log.append(OutOfTurnHeld(self.street, action))
             return
-        self._apply(resolved, out_of_turn=False)
+        rnd.apply(resolved)
+        self.log.append(ActionTaken(self.street, resolved.seat, resolved.kind, resolved.to,
+                                    resolved.added, resolved.all_in, resolved.full_raise,
+                                    False))
         self._after_change()
 
     def time_expired(self, seat: int) -> None:
@@ -365,10 +371,9 @@ class Hand:
 
     # ------------------------------------------------------------------ applying
     def _apply(self, r: Resolved, *, out_of_turn: bool) -> None:
-        full = r.full_raise
         self._round.apply(r)
         self.log.append(ActionTaken(self.street, r.seat, r.kind, r.to, r.added, r.all_in,
-                                    full, out_of_turn))
+                                    r.full_raise, out_of_turn))
 
     def _after_change(self) -> None:
         """Advance after an action: held out-of-turn actions, end of round, end of hand."""
@@ -433,7 +438,8 @@ class Hand:
         self._held.clear()
         self._return_uncalled()
         winner = self.live_seats[0]
-        pots, rake = take_rake(self._build_pots([winner]), self.config.rake,
+        # One pot: every chip in the middle (a dead ante too) goes to the last player.
+        pots, rake = take_rake([Pot(self.pot, (winner,))], self.config.rake,
                                flop_dealt=self._flop_dealt)
         awards = [PotAward(amount=p.amount, eligible=p.eligible, winners=(winner,),
                            shares={winner: p.amount}) for p in pots]
@@ -599,6 +605,17 @@ class Hand:
         self.result = HandResult(pots=[], returned=refunds, rake=0, voided=True,
                                  final_stacks=self.stacks, reason=reason)
         return self.result
+
+
+def _rotated(seats: list[int], after: int | None) -> tuple[int, ...]:
+    """``seats`` (ascending) clockwise from the first seat after ``after`` (which may be empty
+    or None: then from the lowest); as :func:`showdown.clockwise_from`."""
+    if after is None:
+        return tuple(seats)
+    for i, seat in enumerate(seats):
+        if seat > after:
+            return (*seats[i:], *seats[:i])
+    return tuple(seats)
 
 
 def _text(cards: Iterable[Card]) -> str:
