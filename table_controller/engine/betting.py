@@ -10,6 +10,7 @@ rule [000, 002 #37, #40]; pot-limit maximum = pot including the call [000, 001].
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
@@ -87,7 +88,6 @@ class BettingRound:
         self._next: int | None = None
         self._live = 0
         self._able = 0
-        self._after: dict[int, int] = {}  # seat -> index in ``order`` of the next seat after it
         self._seq = [players[s] for s in order]  # the players in ``order``
 
     def invalidate(self) -> None:
@@ -103,7 +103,7 @@ class BettingRound:
         self._next = None
         current = self.current_bet
         seq = self._seq
-        start = 0 if self.cursor is None else self._index_after(self.cursor)
+        start = 0 if self.cursor is None else _first_after(self.order, self.cursor)
         live = able = 0
         lone: SeatState | None = None
         first: SeatState | None = None  # the first player not all-in yet to act or match
@@ -129,13 +129,6 @@ class BettingRound:
                 return
         self._complete = False
         self._next = first.seat
-
-    def _index_after(self, seat: int) -> int:
-        """Index in ``order`` of the first seat clockwise after ``seat`` (remembered)."""
-        index = self._after.get(seat)
-        if index is None:
-            index = self._after[seat] = _first_after(self.order, seat)
-        return index
 
     # ----------------------------------------------------------------- round set-up
     def start(self, street: Street, *, start_after: int | None, current_bet: int = 0,
@@ -280,7 +273,7 @@ class BettingRound:
         if p.stack == 0:
             raise IllegalAction(f"seat {action.seat} is all-in: no more decisions",
                                 rule=cite.NO_OPPONENT)
-        if not self.needs_action(p):
+        if p.acted and p.bet >= self.current_bet:  # not needs_action(p): he has nothing to do
             raise IllegalAction(f"seat {action.seat} has acted and faces no new bet",
                                 rule=cite.TURN_ORDER)
         kind = action.kind
@@ -389,6 +382,7 @@ class BettingRound:
                 self.capped = True
 
 
+@lru_cache(maxsize=4096)  # tables repeat the same seatings hand after hand
 def _first_after(order: tuple[int, ...], seat: int) -> int:
     """Index in ``order`` of the first seat clockwise after ``seat`` (which may be empty)."""
     for i, s in enumerate(order):

@@ -405,7 +405,7 @@ class Hand:
 
     def _return_uncalled(self) -> None:
         """The uncalled part of the round's largest bet goes back [002 #48]."""
-        excess = uncalled_excess({s: p.bet for s, p in self.players.items()})
+        excess = uncalled_excess({s: p.bet for s, p in self.players.items() if p.bet})
         if excess is None:
             return
         seat, chips = excess
@@ -433,34 +433,39 @@ class Hand:
 
     def _end_by_folds(self) -> None:
         """Everybody else folded: the whole pot to the last player, no showdown [000]."""
-        for action, _ in self._held.values():
-            self.log.append(OutOfTurnReleased(self.street, action))
-        self._held.clear()
+        if self._held:
+            for action, _ in self._held.values():
+                self.log.append(OutOfTurnReleased(self.street, action))
+            self._held.clear()
         self._return_uncalled()
-        winner = self.live_seats[0]
+        winner = next(p.seat for p in self.players.values() if not p.folded)
         # One pot: every chip in the middle (a dead ante too) goes to the last player.
-        pots, rake = take_rake([Pot(self.pot, (winner,))], self.config.rake,
-                               flop_dealt=self._flop_dealt)
+        pot = Pot(self.pot, (winner,))
+        pots, rake = ([pot], 0) if self.config.rake is None else take_rake(
+            [pot], self.config.rake, flop_dealt=self._flop_dealt)
         awards = [PotAward(amount=p.amount, eligible=p.eligible, winners=(winner,),
                            shares={winner: p.amount}) for p in pots]
         self._finish(awards, rake, showdown=False)
 
     def _finish(self, awards: list[PotAward], rake: int, *, showdown: bool) -> None:
-        returned = dict(self._returned)
+        log = self.log
         if rake:
-            self.log.append(RakeTaken(rake))
+            log.append(RakeTaken(rake))
+        players = self.players
         for i, award in enumerate(awards):
-            self.log.append(PotAwarded(i, award.amount, tuple(sorted(award.shares.items()))))
-            for seat, chips in award.shares.items():
-                self.players[seat].stack += chips
-        final = {s: p.stack for s, p in self.players.items()}
-        for p in self.players.values():
+            shares = award.shares
+            log.append(PotAwarded(i, award.amount, tuple(sorted(shares.items()))))
+            for seat, chips in shares.items():
+                players[seat].stack += chips
+        final = {}
+        for seat, p in players.items():
             p.bet = 0
+            final[seat] = p.stack
         self._round.invalidate()
         self._round_closed = True
         self.street = Street.COMPLETE
-        self.result = HandResult(pots=awards, returned=returned, rake=rake, voided=False,
-                                 final_stacks=final, showdown=showdown)
+        self.result = HandResult(pots=awards, returned=dict(self._returned), rake=rake,
+                                 voided=False, final_stacks=final, showdown=showdown)
 
     # ------------------------------------------------------------------ cards
     def _add_dealt(self, cards: Sequence[Card]) -> None:

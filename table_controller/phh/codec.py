@@ -211,13 +211,17 @@ def _chip(name: str, value: object, *, allow_zero: bool) -> int:
     return value
 
 
+_INT_ONLY = {int}
+_STR_ONLY = {str}
+
+
 def _chip_list(name: str, value: object, count: int | None, *, allow_zero: bool) -> tuple[int, ...]:
     if not isinstance(value, list):
         raise _fail(name, f"expected an array, got {value!r}")
     if count is not None and len(value) != count:
         raise _fail(name, f"has {len(value)} entries for {count} players")
-    low = 0 if allow_zero else 1
-    if all(type(v) is int and v >= low for v in value):  # the usual case, checked at once
+    # the usual case, checked at once: whole numbers (not booleans), none below the bound
+    if value and set(map(type, value)) == _INT_ONLY and min(value) >= (0 if allow_zero else 1):
         return tuple(value)
     return tuple(_chip(f"{name}[{i}]", v, allow_zero=allow_zero) for i, v in enumerate(value))
 
@@ -255,14 +259,10 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     raw_actions = raw["actions"]
     if not isinstance(raw_actions, list):
         raise _fail("actions", f"expected an array of strings, got {raw_actions!r}")
-    actions: list[PhhAction] = []
-    for number, text in enumerate(raw_actions, start=1):
-        if not isinstance(text, str):
-            raise PhhError(f"action {number}: expected a string, got {text!r}")
-        try:
-            actions.append(parse_action(text, player_count=count))
-        except (PhhError, CardError) as exc:
-            raise PhhError(f"action {number} {text!r}: {exc}") from None
+    try:  # the usual case: every action read at once (cached per text)
+        actions = [_parse_action(text, count) for text in raw_actions]
+    except Exception:  # read again one by one, to name the bad action
+        actions = _actions_one_by_one(raw_actions, count)
 
     kwargs: dict[str, Any] = {}
     for name in ("min_bet", "small_bet", "big_bet"):
@@ -305,6 +305,19 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     )
 
 
+def _actions_one_by_one(raw_actions: list[Any], count: int) -> list[PhhAction]:
+    """The actions, read one at a time; the first bad one raises, named by its number."""
+    actions: list[PhhAction] = []
+    for number, text in enumerate(raw_actions, start=1):
+        if not isinstance(text, str):
+            raise PhhError(f"action {number}: expected a string, got {text!r}")
+        try:
+            actions.append(parse_action(text, player_count=count))
+        except (PhhError, CardError) as exc:
+            raise PhhError(f"action {number} {text!r}: {exc}") from None
+    return actions
+
+
 def _string(name: str, value: object, _count: int) -> Any:
     return _typed(name, value, str, "a string")
 
@@ -325,6 +338,8 @@ def _names(name: str, value: object, count: int) -> tuple[str, ...]:
     players = _typed(name, value, list, "an array of names")
     if len(players) != count:
         raise _fail(name, f"has {len(players)} entries for {count} players")
+    if set(map(type, players)) == _STR_ONLY:
+        return tuple(players)
     return tuple(_typed(f"{name}[{i}]", p, str, "a name") for i, p in enumerate(players))
 
 

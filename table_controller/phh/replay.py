@@ -279,7 +279,7 @@ def start_hand(history: HandHistory) -> Hand:
     seats = _seats(history)
     number = history.hand if isinstance(history.hand, int) else 1
     try:
-        hand = Hand.from_positions(
+        hand = Hand(
             config=config,
             number=number,
             stacks=dict(zip(seats, history.starting_stacks, strict=True)),
@@ -292,7 +292,7 @@ def start_hand(history: HandHistory) -> Hand:
         )
     except EngineError as exc:
         raise PhhError(f"cannot set up the hand: {exc}") from None
-    if tuple(hand.deal_order) != seats:
+    if hand.deal_order != seats:
         raise PhhError(
             f"the engine deals seats {list(hand.deal_order)}, the file lists players at seats "
             f"{list(seats)} (p1 must be first left of the button)"
@@ -303,8 +303,8 @@ def start_hand(history: HandHistory) -> Hand:
 def replay(history: HandHistory) -> Replayed:
     """Play ``history`` through the engine; raises PhhError naming what was wrong."""
     hand = start_hand(history)
-    seats = tuple(hand.deal_order)
-    state = _ReplayState(hand=hand, seats=seats, player_of={s: i + 1 for i, s in enumerate(seats)})
+    seats = hand.deal_order
+    state = _ReplayState(hand=hand, seats=seats)
     for number, action in enumerate(history.actions, start=1):
         try:
             state.apply(action)
@@ -319,16 +319,16 @@ def replay(history: HandHistory) -> Replayed:
 class _ReplayState:
     """Applies PHH actions to an engine hand, checking what PHH promises (turns, cards)."""
 
-    def __init__(self, *, hand: Hand, seats: Sequence[int], player_of: dict[int, int]) -> None:
+    def __init__(self, *, hand: Hand, seats: Sequence[int]) -> None:
         self.hand = hand
         self.seats = seats
-        self.player_of = player_of
         self.hole: dict[int, tuple[Card, ...]] = {}
         self.shown: dict[int, tuple[Card, ...]] = {}
         self.mucked: set[int] = set()
-        # Actions are immutable: one per seat and kind, built once per hand (the kinds are
-        # looked up by identity: hashing an enum member runs Python code).
-        self._actions: _KindTable = _KindTable()
+
+    def player_of(self, seat: int) -> int:
+        """The PHH player number (1-based) at ``seat``."""
+        return list(self.seats).index(seat) + 1
 
     def _turn_error(self, player: int) -> PhhError | None:
         """Why ``player`` may not act now, if the reason is the turn (PHH lists actions in
@@ -338,21 +338,19 @@ class _ReplayState:
             return PhhError("no betting action is due now (the round is over)")
         to_act = hand.to_act
         if to_act is not None and to_act != self.seats[player - 1]:
-            return PhhError(f"not p{player}'s turn: p{self.player_of[to_act]} is to act")
+            return PhhError(f"not p{player}'s turn: p{self.player_of(to_act)} is to act")
         return None
 
-    def _act(self, player: int, kind: ActionKind, amount: int | None = None) -> None:
-        """Apply one decision; the engine checks it (turn checked only when it fails, or when
-        the engine holds it as out of turn, which keeps a replay to one engine call)."""
+    def _act(self, player: int, plain: _Plain | None, amount: int = 0) -> None:
+        """Apply one decision (``plain``: one without an amount, else a raise to ``amount``);
+        the engine checks it (turn checked only when it fails, or when the engine holds it as
+        out of turn, which keeps a replay to one engine call)."""
         hand = self.hand
         seat = self.seats[player - 1]
-        if amount is None:
-            cache = self._actions[kind]
-            action = cache.get(seat)
-            if action is None:
-                action = cache[seat] = Action(seat=seat, kind=kind)
+        if plain is None:
+            action = Action(seat=seat, kind=ActionKind.RAISE, amount=amount)
         else:
-            action = Action(seat=seat, kind=kind, amount=amount)
+            action = plain.action(seat)
         log = hand.log
         try:
             hand.act(action)
@@ -385,7 +383,7 @@ class _ReplayState:
         hand = self.hand
         where: dict[Card, str] = {c: "the board" for c in hand.board}
         for seat, hole in hand.hole_cards.items():
-            where.update((c, f"p{self.player_of[seat]}") for c in hole)
+            where.update((c, f"p{self.player_of(seat)}") for c in hole)
         for i, card in enumerate(cards):
             other = where.get(card) or ("the same action" if card in cards[:i] else None)
             if other is not None:
@@ -400,19 +398,19 @@ class _ReplayState:
             # disagrees (a short all-in big blind still has to be called in full).
             if hand.to_call(self.seats[player - 1]):
                 try:
-                    self._act(player, ActionKind.CALL)
+                    self._act(player, _CALL)
                 except IllegalAction:
-                    self._act(player, ActionKind.CHECK)
+                    self._act(player, _CHECK)
                 return
             try:
-                self._act(player, ActionKind.CHECK)
+                self._act(player, _CHECK)
             except PhhError:  # not his turn, or no betting is due
                 if not self._idle_check(player):
                     raise
             except IllegalAction:
-                self._act(player, ActionKind.CALL)
+                self._act(player, _CALL)
         elif type(action) is Fold:
-            self._act(action.player, ActionKind.FOLD)
+            self._act(action.player, _FOLD)
         elif type(action) is DealHole:
             player, cards = action.player, action.cards
             seat = self.seats[player - 1]
@@ -431,13 +429,13 @@ class _ReplayState:
         elif type(action) is BetOrRaiseTo:
             player, amount = action.player, action.amount
             try:
-                self._act(player, ActionKind.RAISE, amount)  # the engine takes it as a bet too
+                self._act(player, None, amount)  # the engine takes it as a bet too
             except IllegalAction:
                 # an all-in below the minimum is only legal declared as all-in
                 legal = hand.legal_actions(self.seats[player - 1])
                 if amount != legal.all_in_to:
                     raise
-                self._act(player, ActionKind.ALL_IN)
+                self._act(player, _ALL_IN)
         elif type(action) is DealBoard:
             try:
                 hand.deal_board(action.cards)
@@ -480,29 +478,31 @@ class _ReplayState:
                 raise PhhError(f"showdown: {exc}") from None
         if hand.street is not Street.COMPLETE or hand.result is None:
             where = hand.street.value
-            who = "" if hand.to_act is None else f", p{self.player_of[hand.to_act]} to act"
+            who = "" if hand.to_act is None else f", p{self.player_of(hand.to_act)} to act"
             raise PhhError(f"the actions end before the hand is over ({where}{who})")
 
 
-class _KindTable:
-    """seat -> Action for each kind without an amount, chosen by identity."""
+class _Plain:
+    """The actions of one kind without an amount, one per seat: immutable, built once and
+    shared by every replay."""
 
-    __slots__ = ("all_in", "call", "check", "fold")
+    __slots__ = ("by_seat", "kind")
 
-    def __init__(self) -> None:
-        self.fold: dict[int, Action] = {}
-        self.check: dict[int, Action] = {}
-        self.call: dict[int, Action] = {}
-        self.all_in: dict[int, Action] = {}
+    def __init__(self, kind: ActionKind) -> None:
+        self.kind = kind
+        self.by_seat: dict[int, Action] = {}
 
-    def __getitem__(self, kind: ActionKind) -> dict[int, Action]:
-        if kind is ActionKind.FOLD:
-            return self.fold
-        if kind is ActionKind.CHECK:
-            return self.check
-        if kind is ActionKind.CALL:
-            return self.call
-        return self.all_in
+    def action(self, seat: int) -> Action:
+        action = self.by_seat.get(seat)
+        if action is None:
+            action = self.by_seat[seat] = Action(seat=seat, kind=self.kind)
+        return action
+
+
+_FOLD = _Plain(ActionKind.FOLD)
+_CHECK = _Plain(ActionKind.CHECK)
+_CALL = _Plain(ActionKind.CALL)
+_ALL_IN = _Plain(ActionKind.ALL_IN)
 
 
 def hand_cards(hand: Hand) -> set[Card]:
