@@ -353,9 +353,10 @@ class BettingRound:
         p.bet += r.added
         p.contributed += r.added
         p.acted = True
-        if r.kind is ActionKind.FOLD:
+        kind = r.kind
+        if kind is ActionKind.FOLD:
             p.folded = True
-        if r.kind in (ActionKind.BET, ActionKind.RAISE):
+        elif kind is ActionKind.BET or kind is ActionKind.RAISE:
             self.aggressor = r.seat
             if r.full_raise:
                 self.serial += 1

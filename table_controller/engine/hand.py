@@ -91,6 +91,7 @@ class Hand:
         self._held: dict[int, tuple[Action, int]] = {}
         self._round_closed = False
         self._street_log_start = 0
+        self._street_acted = False  # an ActionTaken since the street began
         self._final_aggressor: int | None = None
         self._flop_dealt = False
         self._dead: dict[int, int] = {}  # a single (big blind or button) ante: dead chips
@@ -212,6 +213,7 @@ class Hand:
         self._round.start(Street.PREFLOP, start_after=after, current_bet=current,
                           bets_made=bets_made)
         self._street_log_start = len(self.log)
+        self._street_acted = False
 
     # ------------------------------------------------------------------ views
     @property
@@ -340,6 +342,7 @@ class Hand:
             self.log.append(OutOfTurnHeld(self.street, action))
             return
         rnd.apply(resolved)
+        self._street_acted = True
         self.log.append(ActionTaken(self.street, resolved.seat, resolved.kind, resolved.to,
                                     resolved.added, resolved.all_in, resolved.full_raise,
                                     False))
@@ -372,6 +375,7 @@ class Hand:
     # ------------------------------------------------------------------ applying
     def _apply(self, r: Resolved, *, out_of_turn: bool) -> None:
         self._round.apply(r)
+        self._street_acted = True
         self.log.append(ActionTaken(self.street, r.seat, r.kind, r.to, r.added, r.all_in,
                                     r.full_raise, out_of_turn))
 
@@ -423,7 +427,7 @@ class Hand:
             self.log.append(OutOfTurnReleased(self.street, action))
         self._held.clear()
         self._return_uncalled()
-        if any(isinstance(r, ActionTaken) for r in self.log[self._street_log_start:]):
+        if self._street_acted:
             self._final_aggressor = self._round.aggressor
         for p in self.players.values():
             p.bet = 0
@@ -529,6 +533,7 @@ class Hand:
         self._flop_dealt = True
         self.log.append(BoardDealt(nxt, tuple(cards)))
         self._street_log_start = len(self.log)
+        self._street_acted = False
         self._round_closed = False
         # From the flop on, the first active player left of the button acts first [000, 001].
         after = self.button if self.button is not None else self.deal_order[-1]

@@ -127,6 +127,12 @@ def parse_action(text: str, *, player_count: int) -> PhhAction:
 
 @lru_cache(maxsize=8192)
 def _parse_action(text: str, player_count: int) -> PhhAction:
+    plain = _plain_action(text, player_count)
+    return plain if plain is not None else _general_action(text, player_count)
+
+
+def _general_action(text: str, player_count: int) -> PhhAction:
+    """Any action of the grammar (whitespace, commentary), or the error naming what is wrong."""
     body, hash_sign, comment = text.partition("#")
     commentary = comment.strip() if hash_sign else None
     words = body.split()
@@ -165,6 +171,50 @@ def _parse_action(text: str, player_count: int) -> PhhAction:
             raise PhhError(
                 "player actions are 'f', 'cc', 'cbr AMOUNT' and 'sm [CARDS]' in Texas hold'em"
             )
+
+
+def _plain_action(text: str, player_count: int) -> PhhAction | None:
+    """The usual actions, single-spaced and without commentary (``p3 f``, ``p2 cc``, ``p1 cbr
+    60``, ``d dh p1 AsKs``, ``d db Jc3d5c``), read with string operations; None for anything
+    else, which the general reader handles (so both give the same answer and the same
+    errors)."""
+    words = text.split(" ")
+    first = words[0]
+    if first == "d":
+        if len(words) == 3 and words[1] == "db":
+            try:
+                board = _parse_cards(words[2], False)
+            except CardError:
+                return None
+            return DealBoard(board)  # type: ignore[arg-type]  # no unknown card allowed
+        if len(words) == 4 and words[1] == "dh":
+            player = _plain_player(words[2], player_count)
+            if player is None:
+                return None
+            try:
+                return DealHole(player, _parse_cards(words[3], True))
+            except CardError:
+                return None
+        return None
+    player = _plain_player(first, player_count)
+    if player is None:
+        return None
+    if len(words) == 2:
+        if words[1] == "f":
+            return Fold(player)
+        if words[1] == "cc":
+            return CheckOrCall(player)
+    elif len(words) == 3 and words[1] == "cbr" and words[2].isdecimal() and words[2][0] != "0":
+        return BetOrRaiseTo(player, int(words[2]))
+    return None
+
+
+def _plain_player(token: str, player_count: int) -> int | None:
+    """``pN`` with 1 <= N <= player_count written plainly, else None."""
+    if len(token) < 2 or token[0] != "p" or not token[1:].isdecimal() or token[1] == "0":
+        return None
+    player = int(token[1:])
+    return player if player <= player_count else None
 
 
 def format_action(action: PhhAction) -> str:
@@ -259,9 +309,14 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     raw_actions = raw["actions"]
     if not isinstance(raw_actions, list):
         raise _fail("actions", f"expected an array of strings, got {raw_actions!r}")
-    try:  # the usual case: every action read at once (cached per text)
-        actions = [_parse_action(text, count) for text in raw_actions]
-    except Exception:  # read again one by one, to name the bad action
+    known = _KNOWN_ACTIONS.get(count)
+    if known is None or len(known) > _KNOWN_ACTIONS_MAX:
+        known = _KNOWN_ACTIONS[count] = {}
+    get = known.get
+    try:  # each action read once per text, then remembered
+        actions = [a if (a := get(text)) is not None else _learn(known, text, count)
+                   for text in raw_actions]
+    except Exception:  # not a string, or not an action: read one by one, naming it
         actions = _actions_one_by_one(raw_actions, count)
 
     kwargs: dict[str, Any] = {}
@@ -290,9 +345,9 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         except PhhError:
             unread[name] = value  # not the type phh-std gives it: kept as written
 
-    known = {"variant", "antes", "blinds_or_straddles", "starting_stacks", "actions", *kwargs,
+    taken = {"variant", "antes", "blinds_or_straddles", "starting_stacks", "actions", *kwargs,
              *unread}
-    user_fields = {k: v for k, v in raw.items() if k not in known}
+    user_fields = {k: v for k, v in raw.items() if k not in taken}
     return HandHistory(
         variant=variant,
         antes=antes,
@@ -303,6 +358,24 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         unread=unread,
         **kwargs,
     )
+
+
+# Parsed actions (immutable) by player count and text: hand histories repeat the same short
+# actions endlessly. Bounded: cleared when it grows past the limit.
+_KNOWN_ACTIONS: dict[int, dict[str, PhhAction]] = {}
+_KNOWN_ACTIONS_MAX = 100_000
+
+
+def _learn(known: dict[str, PhhAction], text: str, count: int) -> PhhAction:
+    action = known[text] = _parse_action(text, count)
+    return action
+
+
+def clear_caches() -> None:
+    """Forget the remembered parses of actions and cards (the benchmark times cold reads)."""
+    _KNOWN_ACTIONS.clear()
+    _parse_action.cache_clear()
+    _parse_cards.cache_clear()
 
 
 def _actions_one_by_one(raw_actions: list[Any], count: int) -> list[PhhAction]:
@@ -402,7 +475,7 @@ def _scalar(token: str) -> object:
 def _array(value: str) -> list[object] | None:
     """A one-line array of the plain subset, or None."""
     if _INT_ARRAY_RE.fullmatch(value):
-        return [int(v) for v in value[1:-1].split(", ")]
+        return list(map(int, value[1:-1].split(", ")))
     if _LITERAL_ARRAY_RE.fullmatch(value):
         return list(value[2:-2].split("', '"))
     if _BASIC_ARRAY_RE.fullmatch(value):
