@@ -459,6 +459,12 @@ _LITERAL_ARRAY_RE = re.compile(rf"\[{_LITERAL}(?:, {_LITERAL})*\]")
 _ITEM_RE = re.compile(rf"  ({_STR}),")
 
 
+# The phh-std field names (all bare keys), checked without the regular expression.
+_BARE_KEYS = frozenset({*_COMMON_REQUIRED, "min_bet", "small_bet", "big_bet", "bring_in",
+                        "ante_trimming_status", "seats", "players", *_STRING_FIELDS, *_INT_FIELDS,
+                        *_INT_OR_STRING_FIELDS, *_PER_PLAYER_CHIPS, "time"})
+
+
 def _scalar(token: str) -> object:
     first = token[0]
     if first == '"' or first == "'":
@@ -495,7 +501,7 @@ def _plain_toml(text: str) -> dict[str, object] | None:
     count = len(lines)
     while i < count:
         key, sep, value = lines[i].partition(" = ")
-        if not sep or key in out or not _KEY_RE.fullmatch(key):
+        if not sep or key in out or (key not in _BARE_KEYS and not _KEY_RE.fullmatch(key)):
             return None
         if value == "[":  # a multi-line array of strings, closed by "]" alone
             items: list[object] = []
