@@ -40,7 +40,7 @@ from table_controller.phh.model import (
     PhhError,
     ShowOrMuck,
 )
-from table_controller.vocabulary.cards import RANKS, SUITS, CardError, parse_card
+from table_controller.vocabulary.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
 
 # Fields required for every variant, then per betting structure (phh-std "Required fields").
 _COMMON_REQUIRED = ("variant", "antes", "blinds_or_straddles", "starting_stacks", "actions")
@@ -182,19 +182,14 @@ def _plain_action(text: str, player_count: int) -> PhhAction | None:
     first = words[0]
     if first == "d":
         if len(words) == 3 and words[1] == "db":
-            try:
-                board = _parse_cards(words[2], False)
-            except CardError:
-                return None
-            return DealBoard(board)  # type: ignore[arg-type]  # no unknown card allowed
+            board = _known_cards(words[2])
+            return None if board is None else DealBoard(board)
         if len(words) == 4 and words[1] == "dh":
             player = _plain_player(words[2], player_count)
-            if player is None:
-                return None
-            try:
-                return DealHole(player, _parse_cards(words[3], True))
-            except CardError:
-                return None
+            hole = _known_cards(words[3])
+            if player is None or hole is None:
+                return None  # unknown cards ('????') and errors: the general reader
+            return DealHole(player, hole)
         return None
     player = _plain_player(first, player_count)
     if player is None:
@@ -207,6 +202,22 @@ def _plain_action(text: str, player_count: int) -> PhhAction | None:
     elif len(words) == 3 and words[1] == "cbr" and words[2].isdecimal() and words[2][0] != "0":
         return BetOrRaiseTo(player, int(words[2]))
     return None
+
+
+_CARD_OF: Mapping[str, Card] = {str(card): card for card in DECK}
+
+
+def _known_cards(text: str) -> tuple[Card, ...] | None:
+    """``"AsKs"`` -> its cards when every one is a known card, else None."""
+    if not text or len(text) % 2:
+        return None
+    cards = []
+    for i in range(0, len(text), 2):
+        card = _CARD_OF.get(text[i:i + 2])
+        if card is None:
+            return None
+        cards.append(card)
+    return tuple(cards)
 
 
 def _plain_player(token: str, player_count: int) -> int | None:
