@@ -463,7 +463,7 @@ class _ReplayState:
             if dealt is None:
                 shown = [c for hole in self.shown.values() for c in hole]
                 for card in known:
-                    if card in hand_cards(self.hand) or card in shown:
+                    if card in _hand_cards(self.hand) or card in shown:
                         raise PhhError(f"card {card} is dealt twice (shown by p{player})")
             self.shown[seat] = known
 
@@ -505,7 +505,7 @@ _CALL = _Plain(ActionKind.CALL)
 _ALL_IN = _Plain(ActionKind.ALL_IN)
 
 
-def hand_cards(hand: Hand) -> set[Card]:
+def _hand_cards(hand: Hand) -> set[Card]:
     """Every card the hand has dealt: the board and the known hole cards."""
     return {*hand.board, *(c for hole in hand.hole_cards.values() for c in hole)}
 
