@@ -3,7 +3,9 @@
 ``table-controller run --config table.toml`` reads it; ``table_controller/data/table.example.toml``
 is a documented example and docs/running.md describes every key. Sections:
 
-- ``[table]``: seats, game (``nlhe`` ``plhe`` ``flhe``), blinds, ante, rules (``tda`` ``house``),
+- ``[table]``: seats, game (``nlhe`` ``plhe`` ``flhe``), blinds, ante (who posts it:
+  ``ante_format`` ``each`` ``big_blind`` ``button``; ``ante_order`` ``blind_first``
+  ``ante_first``), rules (``tda`` ``house``),
   sensors, the first hand's button, the monitor's settle time;
 - ``players``: ``"console"`` (the dealer console seats them), or a ``[players]`` table of
   ``seat = stack``;
@@ -32,8 +34,8 @@ from typing import Any
 
 from firmware_bridge.gpio.config import GpioConfig, GpioConfigError
 from firmware_bridge.rfid_config import RfidConfig, RfidConfigError
+from table_controller.engine import AnteFormat, AnteOrder, GameConfig, Structure
 from table_controller.engine import ConfigError as EngineConfigError
-from table_controller.engine import GameConfig, Structure
 from table_controller.monitor import MonitorConfig, MonitorError
 from table_controller.vocabulary.cards import Card, CardError, parse_card
 
@@ -101,8 +103,9 @@ class TableConfig:
 
 _TOP_KEYS = frozenset({"table", "players", "rfid", "gpio", "camera", "decks", "journal", "bus",
                        "sim"})
-_TABLE_KEYS = frozenset({"name", "seats", "game", "small_blind", "big_blind", "ante", "small_bet",
-                         "big_bet", "button", "rules", "sensors", "settle_time", "stub_visible"})
+_TABLE_KEYS = frozenset({"name", "seats", "game", "small_blind", "big_blind", "ante", "ante_format",
+                         "ante_order", "small_bet", "big_bet", "button", "rules", "sensors",
+                         "settle_time", "stub_visible"})
 
 
 class _Reader:
@@ -282,6 +285,12 @@ def _table(r: _Reader) -> TableSettings:
     small_blind = r.integer("small_blind", 1, low=0)
     big_blind = r.integer("big_blind", 2, low=1)
     ante = r.integer("ante", 0, low=0)
+    # who posts the ante: every player, or one ante for the table by the big blind or the
+    # button; blind or ante first when that player is short (rules.md §2, TDA 2024 RP-11)
+    ante_format = AnteFormat(r.text("ante_format", "each",
+                                    choices=tuple(f.value for f in AnteFormat)))
+    ante_order = AnteOrder(r.text("ante_order", "blind_first",
+                                  choices=tuple(o.value for o in AnteOrder)))
     small_bet = r.optional_integer("small_bet", low=1)
     big_bet = r.optional_integer("big_bet", low=1)
     button = r.integer("button", 1, low=1, high=seats)
@@ -296,7 +305,8 @@ def _table(r: _Reader) -> TableSettings:
     settle = r.number("settle_time", 0.3, low=0.0, high=60.0)
     try:
         engine = GameConfig(structure=GAMES[game], small_blind=small_blind, big_blind=big_blind,
-                            ante=ante, small_bet=small_bet, big_bet=big_bet)
+                            ante=ante, ante_format=ante_format, ante_order=ante_order,
+                            small_bet=small_bet, big_bet=big_bet)
     except EngineConfigError as exc:
         raise r.error(None, f"the game is not playable: {exc}") from None
     try:

@@ -9,7 +9,7 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.config import ConfigError, load_config
-from table_controller.engine import Structure
+from table_controller.engine import AnteFormat, AnteOrder, Structure
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "table_controller" / "data" / \
     "table.example.toml"
@@ -74,8 +74,23 @@ def test_fixed_limit_with_bet_sizes(tmp_path: Path) -> None:
     assert config.table.engine.big_bet == 4
 
 
+def test_big_blind_ante(tmp_path: Path) -> None:
+    """[table] ante_format / ante_order reach the engine (rules.md §2, TDA 2024 RP-11)."""
+    text = MINIMAL.replace("seats = 6", 'seats = 6\nante = 2\nante_format = "big_blind"')
+    engine = load_config(write(tmp_path, text)).table.engine
+    assert engine.ante == 2 and engine.ante_format is AnteFormat.BIG_BLIND
+    assert engine.ante_order is AnteOrder.BLIND_FIRST
+    text = text.replace('"big_blind"', '"button"\nante_order = "ante_first"')
+    engine = load_config(write(tmp_path, text)).table.engine
+    assert engine.ante_format is AnteFormat.BUTTON and engine.ante_order is AnteOrder.ANTE_FIRST
+    assert load_config(EXAMPLE).table.engine.ante_format is AnteFormat.EACH
+
+
 @pytest.mark.parametrize(("change", "names"), [
     (("[table]", "[table\n"), ["not valid TOML"]),
+    (("seats = 6", 'seats = 6\nante_format = "dealer"'), ["table.ante_format", "'dealer'",
+                                                        "big_blind"]),
+    (("seats = 6", 'seats = 6\nante_order = 1'), ["table.ante_order", "not a text"]),
     (("seats = 6", "seats = 6\ncolour = \"green\""), ["table.colour", "unknown key"]),
     (("seats = 6", 'seats = "six"'), ["table.seats", "'six'", "not a whole number"]),
     (("seats = 6", "seats = 12"), ["table.seats", "out of range"]),

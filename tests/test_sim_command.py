@@ -95,3 +95,17 @@ def test_list_and_run_a_built_in_scenario_by_name(capsys: pytest.CaptureFixture[
 def test_built_in_scenario_by_name(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "07-heads-up-order", "--check"]) == 0
     assert "check passed" in capsys.readouterr().err
+
+
+@needs_controller
+def test_a_seating_step_the_table_refuses_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A player cannot leave during a hand he is in (rules.md §3 [000]: no chips taken off
+    the table during a hand): the step is named, the run exits 1."""
+    bad = tmp_path / "leave.toml"
+    bad.write_text((OWN / "antes-big-blind.toml").read_text().replace(
+        '[[step]]\ndeal = "hole"', '[[step]]\nleave = 4\n[[step]]\ndeal = "hole"', 1))
+    assert main(["sim", str(bad), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "step 2" in err and "seat 4 is in hand 1" in err

@@ -14,6 +14,7 @@ from hw_sim.harness.scenario import (
     PlaceCard,
     PressGreenButton,
     ScenarioError,
+    Seating,
     load_scenario,
     parse_scenario,
 )
@@ -115,6 +116,12 @@ stacks = {1 = 100, 2 = 100}
     ('[[step]]\ncard = "As"\nto = "shuffler"\n', 'to = "shuffler" needs face = "up"'),
     ('[[step]]\ncard = "As"\nto = "shuffler"\nface = "down"\n', 'needs face = "up"'),
     ('[[step]]\nmove = "As"\nto = "shuffler"\n', "'shuffler' is not a zone"),
+    ('[[step]]\nsit = 3\n', "step 1: 'sit' needs 'stack'"),
+    ('[[step]]\nsit = 5\nstack = 10\n', "step 1 sit: 5 is above 4"),
+    ('[[step]]\nsit = 3\nstack = 0\n', "step 1 stack: 0 is below 1"),
+    ('[[step]]\nleave = 3\n', "step 1: leave = 3: seat 3 has no player"),
+    ('[[step]]\nsit_out = 2\nstack = 5\n', "step 1: unknown key 'stack'"),
+    ('[[step]]\nactions = ["3 fold"]\n[[step]]\nsit = 3\nstack = 50\n', "seat 3 has no player"),
 ])
 def test_bad_step_names_file_step_and_problem(steps: str, needle: str) -> None:
     msg = error(HEAD + '[[step]]\ngreen_button = true\n' + steps.replace("step 1", "step 2"))
@@ -132,6 +139,8 @@ def test_bad_step_names_file_step_and_problem(steps: str, needle: str) -> None:
     (HEAD.replace("2 = 100\n", ""), "a hand needs at least 2"),
     (HEAD.replace("[deck]\nseed = 3\n", ""), "missing a [deck] section"),
     (HEAD + "colour = 1\n", "unknown key 'colour'"),
+    (HEAD.replace("button = 1", 'button = 1\nante_format = "dealer"'),
+     "[table] ante_format: 'dealer' is not one of 'each', 'big_blind', 'button'"),
     (HEAD.replace("seed = 3", 'seed = 3\nmissing = ["7c", "7c"]'), "[deck] missing: 7c is listed"),
     (HEAD.replace("seed = 3", 'seed = 3\nmissing = "7c"'), "[deck] missing: must be a list"),
     (HEAD.replace("seed = 3", 'seed = 3\nextra = ["Zz"]'), "[deck] extra item 1: not a card"),
@@ -178,10 +187,41 @@ face = "up"
     ('[[expect]]\nalert = "JOKER"\nstep = 9\n', "expect 1 step: 9 is above 1"),
     ('[[expect]]\nno_alert = "JOKER"\nhand = 1\n', "expect 1: unknown key 'hand'"),
     ('[result]\nstacks = {3 = 10}\n', "[result] stacks: seat '3' has no player"),
+    ('[[step]]\nleave = 2\n[result]\nstacks = {4 = 10}\n', "[result] stacks: seat '4' has no"),
     ('[result]\nstrict = "yes"\n', "[result] strict: must be true or false"),
 ])
 def test_bad_expectations(tail: str, needle: str) -> None:
     assert needle in error(HEAD + '[[step]]\ngreen_button = true\n' + tail)
+
+
+def test_seating_steps_and_ante_format() -> None:
+    """docs/simulator.md: a newcomer sits (actions and [result] may name him after that), a
+    player sits out and back, one leaves; [table] ante_format (rules.md §2)."""
+    sc = parse_scenario(HEAD.replace("button = 1", 'button = 1\nante = 2\nante_format = "button"')
+                        + """
+[[step]]
+sit = 3
+stack = 80
+[[step]]
+sit_out = 1
+[[step]]
+green_button = true
+[[step]]
+actions = ["3 fold"]
+[[step]]
+sit_in = 1
+[[step]]
+leave = 2
+[result]
+stacks = {1 = 100, 3 = 80}
+""", source="x.toml")
+    assert sc.table.ante_format == "button" and sc.table.ante == 2
+    assert sc.steps[0] == Seating(1, "sit", 3, 80)
+    assert sc.steps[1] == Seating(2, "sit_out", 1)
+    assert [str(s.action()) for s in sc.steps if isinstance(s, Seating)] == [
+        "3 sit 80", "1 sit_out", "1 sit_in", "2 leave"]
+    assert sc.result.stacks == {1: 100, 3: 80}
+    assert parse_scenario(HEAD + "[[step]]\ngreen_button = true\n").table.ante_format == "each"
 
 
 def test_fault_needs_its_sensor() -> None:

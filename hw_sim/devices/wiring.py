@@ -352,6 +352,14 @@ def build_button(clock: SimClock, rng: random.Random) -> SimButton:
 CONSOLE_KINDS = {"time": "time_expired"}
 """Scenario action words that the monitor's console record names differently."""
 
+SEATING: dict[str, Callable[[Any, ScenarioAction], None]] = {
+    "sit": lambda table, a: table.sit(a.seat, a.amount),
+    "leave": lambda table, a: table.leave(a.seat),
+    "sit_out": lambda table, a: table.sit_out(a.seat),
+    "sit_in": lambda table, a: table.sit_in(a.seat),
+}
+"""Seating records of the scenario (``Seating`` steps), applied to the engine table."""
+
 
 @dataclass(slots=True)
 class MonitorController:
@@ -368,7 +376,12 @@ class MonitorController:
 
     def console(self, action: ScenarioAction, t: float) -> list[Alert]:
         """A console record: a betting action, ``time`` (the clock called on the seat ran out,
-        rules.md §3 [002 #24]) or ``button`` (where the console reports the dealer button)."""
+        rules.md §3 [002 #24]), ``button`` (where the console reports the dealer button), or
+        a seating record (``sit`` with the stack, ``leave``, ``sit_out``, ``sit_in``), which
+        goes to the engine table as the daemon's console does."""
+        if action.kind in SEATING:
+            SEATING[action.kind](self.table, action)
+            return []
         records = importlib.import_module("table_controller.monitor")
         kind = CONSOLE_KINDS.get(action.kind, action.kind)
         return list(self.monitor.console(records.ConsoleAction(
@@ -432,7 +445,8 @@ def build_controller(scenario: Scenario) -> MonitorController:
     structure = {"nlhe": engine.Structure.NO_LIMIT, "plhe": engine.Structure.POT_LIMIT,
                  "flhe": engine.Structure.FIXED_LIMIT}[t.game]
     config = engine.GameConfig(structure=structure, small_blind=t.small_blind,
-                               big_blind=t.big_blind, ante=t.ante)
+                               big_blind=t.big_blind, ante=t.ante,
+                               ante_format=engine.AnteFormat(t.ante_format))
     table = engine.Table(config, seats=t.seats)
     for seat, stack in scenario.players.items():
         table.sit(seat, stack)

@@ -44,6 +44,7 @@ from hw_sim.harness.scenario import (
     Resolve,
     Scenario,
     ScenarioAction,
+    Seating,
     Showdown,
     Step,
 )
@@ -182,7 +183,7 @@ class ScenarioRunner:
             # the table or the controller refused the step: name it, keep the state
             self.record.errors.append(f"step {step.number}: {exc}")
             return False
-        console = isinstance(step, Actions | ButtonReport)
+        console = isinstance(step, Actions | ButtonReport | Seating)
         self.settle(self.timing.action_settle if console else None)
         return True
 
@@ -227,6 +228,8 @@ class ScenarioRunner:
             for action in step.actions:
                 self.emit(self.controller.console(action, self.world.clock()))
                 self.settle(self.timing.action_settle)
+        elif isinstance(step, Seating):
+            self.emit(self.controller.console(step.action(), self.world.clock()))
         elif isinstance(step, ButtonReport):
             self.emit(self.controller.console(ScenarioAction(step.seat, "button"),
                                               self.world.clock()))
