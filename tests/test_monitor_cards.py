@@ -11,7 +11,7 @@ from table_controller.vocabulary.alerts import Severity
 from table_controller.vocabulary.cards import parse_card
 from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
 from table_controller.vocabulary.zones import BOARD, BURN, SHUFFLER
-from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}
 

@@ -12,7 +12,7 @@ from table_controller.monitor import ConsoleAction, MonitorError
 from table_controller.vocabulary.alerts import Severity
 from table_controller.vocabulary.observations import Face
 from table_controller.vocabulary.zones import BURN
-from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, codes, monitor
 
 FOUR = {1: 100, 2: 100, 3: 100, 4: 100}
 CAMERA_MODES = (("camera",), ("rfid", "camera"))

@@ -18,7 +18,7 @@ from table_controller.vocabulary.observations import (
     Source,
 )
 from table_controller.vocabulary.zones import BOARD
-from tests.test_monitor_kit import MODE_IDS, MODES, Felt, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, Felt, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}
 

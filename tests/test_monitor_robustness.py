@@ -18,7 +18,7 @@ from table_controller.vocabulary.observations import (
     Source,
 )
 from table_controller.vocabulary.zones import ALL_ZONES
-from tests.test_monitor_kit import MODES, make_table
+from tests.monitor_kit import MODES, make_table
 
 cards = st.one_of(st.none(), st.sampled_from(DECK))
 observation = st.builds(

@@ -12,7 +12,7 @@ import pytest
 from table_controller.vocabulary.cards import parse_card
 from table_controller.vocabulary.observations import Face, Source
 from table_controller.vocabulary.zones import BOARD, BURN
-from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, codes, monitor
 
 BOTH = ("rfid", "camera")
 
@@ -67,7 +67,7 @@ def test_02_four_card_flop_tda(sensors: tuple[str, ...]) -> None:
 
 
 def mon_board(felt: object) -> list[object]:
-    from tests.test_monitor_kit import Felt
+    from tests.monitor_kit import Felt
 
     assert isinstance(felt, Felt)
     return [p.card for p in felt.on_felt(BOARD)]

@@ -32,7 +32,7 @@ from table_controller.monitor import ConsoleAction
 from table_controller.vocabulary.alerts import CATALOGUE
 from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
 from table_controller.vocabulary.zones import SHUFFLER
-from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, codes, monitor
 
 FOLDER = Path(__file__).parent / "scenarios" / "monitor"
 FILES = sorted(FOLDER.glob("*.toml"))

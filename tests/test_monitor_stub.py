@@ -8,7 +8,7 @@ from table_controller.monitor import ConsoleAction
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
 from table_controller.vocabulary.zones import SHUFFLER
-from tests.test_monitor_kit import Felt, codes, monitor
+from tests.monitor_kit import Felt, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}
 
