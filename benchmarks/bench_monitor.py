@@ -248,15 +248,15 @@ class Recorder:
 
 def apply(mon: DealingMonitor, kind: str, value: Any) -> list[Alert]:
     if kind == "obs":
-        return mon.observe(value)
+        return list(mon.observe(value).alerts)
     if kind == "tick":
-        return mon.tick(value)
+        return list(mon.tick(value).alerts)
     if kind == "console":
-        return mon.console(value)
+        return list(mon.console(value).alerts)
     if kind == "resolve":
-        return mon.resolve(*value)
+        return list(mon.resolve(*value).alerts)
     if kind == "showdown":
-        return mon.showdown(value)
+        return list(mon.showdown(value).alerts)
     mon.commit_street()
     return []
 

@@ -363,22 +363,27 @@ class MonitorController:
     ends: list[dict[str, Any]] = field(default_factory=list)
     seen_ends: int = 0
 
+    def _out(self, out: Any) -> list[Alert]:
+        if out.hand_ended is not None:
+            self.ends.append(hand_end_json(out.hand_ended))
+        return list(out.alerts)
+
     def observe(self, obs: Observation) -> list[Alert]:
-        return list(self.monitor.observe(obs))
+        return self._out(self.monitor.observe(obs))
 
     def console(self, action: ScenarioAction, t: float) -> list[Alert]:
         """A console record: a betting action, ``time`` (the clock called on the seat ran out,
         rules.md §3 [002 #24]) or ``button`` (where the console reports the dealer button)."""
         records = importlib.import_module("table_controller.monitor")
         kind = CONSOLE_KINDS.get(action.kind, action.kind)
-        return list(self.monitor.console(records.ConsoleAction(
+        return self._out(self.monitor.console(records.ConsoleAction(
             action.seat, kind, action.amount, t)))
 
     def resolve(self, code: str, t: float) -> list[Alert]:
-        return list(self.monitor.resolve(code, t))
+        return self._out(self.monitor.resolve(code, t))
 
     def tick(self, now: float) -> list[Alert]:
-        return list(self.monitor.tick(now))
+        return self._out(self.monitor.tick(now))
 
     def deal_order(self) -> Sequence[int]:
         hand = self.monitor.hand
@@ -388,12 +393,11 @@ class MonitorController:
         return tuple(self.monitor.showdown_order())
 
     def showdown(self, t: float) -> list[Alert]:
-        return list(self.monitor.showdown(t))
+        return self._out(self.monitor.showdown(t))
 
     def take_hand_ends(self) -> list[dict[str, Any]]:
-        ends = list(self.monitor.hand_ends)
-        new, self.seen_ends = ends[self.seen_ends:], len(ends)
-        return [hand_end_json(e) for e in new]
+        new, self.ends = self.ends, []
+        return new
 
     def stacks(self) -> dict[int, int]:
         return dict(self.table.stacks)
@@ -404,7 +408,7 @@ class MonitorController:
 
     def void(self, cause: str, t: float) -> list[Alert]:
         """End the hand in progress as void (every chip returned)."""
-        return list(self.monitor.void(cause, t))
+        return self._out(self.monitor.void(cause, t))
 
 
 def hand_end_json(end: Any) -> dict[str, Any]:

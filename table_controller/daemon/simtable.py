@@ -33,7 +33,7 @@ from hw_sim.devices.clock import SimClock
 from hw_sim.devices.dealer import Dealer, DealerError
 from hw_sim.devices.table_model import ModelError, TableModel, shuffled_deck
 from table_controller.daemon.controller import Command, ConsoleError
-from table_controller.vocabulary.alerts import Alert
+from table_controller.monitor.output import NOTHING, MonitorOutput
 from table_controller.vocabulary.cards import Card
 from table_controller.vocabulary.observations import Observation
 
@@ -173,28 +173,28 @@ class SimTable:
 
     def commands(self) -> Mapping[str, tuple[Command, frozenset[str]]]:
         """Console commands that drive the simulated dealer (``run --sim`` only)."""
-        def press(_r: Mapping[str, Any], _t: float) -> list[Alert]:
+        def press(_r: Mapping[str, Any], _t: float) -> MonitorOutput:
             self.press()
-            return []
+            return NOTHING
 
-        def deal(r: Mapping[str, Any], _t: float) -> list[Alert]:
+        def deal(r: Mapping[str, Any], _t: float) -> MonitorOutput:
             street = r.get("street")
             if not isinstance(street, str):
                 raise ConsoleError("sim_deal: 'street' is required (hole, flop, turn, river)")
             self.deal(street)
-            return []
+            return NOTHING
 
-        def show(r: Mapping[str, Any], _t: float) -> list[Alert]:
+        def show(r: Mapping[str, Any], _t: float) -> MonitorOutput:
             seats = r.get("seats")
             if not isinstance(seats, list) or not all(
                     isinstance(s, int) and not isinstance(s, bool) for s in seats):
                 raise ConsoleError("sim_show: 'seats' must be a list of seat numbers")
             self.show(seats)
-            return []
+            return NOTHING
 
-        def collect(_r: Mapping[str, Any], _t: float) -> list[Alert]:
+        def collect(_r: Mapping[str, Any], _t: float) -> MonitorOutput:
             self.collect()
-            return []
+            return NOTHING
 
         return {"sim_press": (press, frozenset()),
                 "sim_deal": (deal, frozenset({"street"})),
