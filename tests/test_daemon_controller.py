@@ -20,10 +20,11 @@ import pytest
 import zmq
 
 from hw_sim.devices.clock import SimClock
+from hw_sim.devices.sim_table import SimTable
+from hw_sim.harness.console_dealer import ConsoleDealer
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.controller import Controller
 from table_controller.daemon.journal import Journal
-from table_controller.daemon.simtable import SimTable
 from table_controller.engine import GameConfig, Table
 from table_controller.monitor import DealingMonitor, MonitorConfig
 from table_controller.phh import loads, replay
@@ -45,6 +46,7 @@ class Rig:
     clock: SimClock
     table: Table
     sim: SimTable
+    dealer: ConsoleDealer
     controller: Controller
     journal_path: Path
     req: zmq.Socket[Any]
@@ -67,7 +69,7 @@ class Rig:
         """Let simulated time pass (0.1 s per look) until the dealer is done and the table has
         been still for ``seconds`` (longer than the reader's hold and the settle time)."""
         steps = 0
-        while self.sim.busy:
+        while self.dealer.busy:
             self.tick()
             steps += 1
             assert steps < 500, "the simulated dealer never finished"
@@ -111,16 +113,17 @@ def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
         table.sit(seat, 100)
     table.set_button(1)
     monitor = DealingMonitor(table, config=MonitorConfig(sensors=sensors))
-    sim = SimTable(clock=clock, seed=7, deal_order=monitor.deal_order,
-                   first_order=(parse_card("As"), parse_card("Kd")),
-                   camera="camera" in sensors)
+    sim = SimTable(clock=clock, seed=7, sensors=sensors,
+                   first_order=(parse_card("As"), parse_card("Kd")))
+    dealer = ConsoleDealer(sim, deal_order=monitor.deal_order)
     journal = Journal.open(tmp_path / "journal.sqlite", busy_timeout=0.02)
     bus = EventBus(public=f"ipc://{tmp_path}/public", floor=f"ipc://{tmp_path}/floor",
                    context=ctx)
     console = ConsoleServer(f"ipc://{tmp_path}/console", context=ctx)
-    controller = Controller(monitor=monitor, sensors=sim.sensors, journal=journal, bus=bus,
-                            console=console, outputs=sim.outputs(), clock=clock,
-                            commands=sim.commands(), extra_status=sim.status)
+    controller = Controller(monitor=monitor, sensors=[dealer, *sim.sensors], journal=journal,
+                            bus=bus, console=console, outputs=sim.outputs(), clock=clock,
+                            commands=dealer.commands(), extra_status=dealer.status,
+                            also_close=[sim.model.close])
     journal.start_run(t=clock(), wall="2026-11-30T12:00:00.000+00:00", table_name="test",
                       config="{}")
     public = subscriber(ctx, bus.public_endpoint)
@@ -136,7 +139,8 @@ def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
     req: zmq.Socket[Any] = ctx.socket(zmq.REQ)
     req.setsockopt(zmq.LINGER, 0)
     req.connect(console.endpoint)
-    r = Rig(clock, table, sim, controller, tmp_path / "journal.sqlite", req, public, floor)
+    r = Rig(clock, table, sim, dealer, controller, tmp_path / "journal.sqlite", req, public,
+            floor)
     try:
         yield r
     finally:

@@ -60,7 +60,12 @@ def run(args: argparse.Namespace) -> int:
     if args.journal:
         config = replace(config, journal=Path(args.journal))
     try:
-        controller = build_controller(config, sim=args.sim, sim_seed=args.seed)
+        if args.sim:
+            from hw_sim.harness.run_sim import build_sim_controller
+
+            controller = build_sim_controller(config, seed=args.seed)
+        else:
+            controller = build_controller(config)
     except StartError as exc:
         print(f"run: cannot start: {exc}", file=sys.stderr)
         return 1

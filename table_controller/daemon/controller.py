@@ -82,8 +82,9 @@ def _field(request: Mapping[str, Any], name: str, kind: type, *, required: bool 
 class Controller:
     """One table's controller: polls ``sensors``, feeds the ``monitor``, answers console
     requests, and sends what the monitor did to the journal, the bus and the lamps (each
-    optional) and to ``on_output``. ``on_refused`` hears of every observation the monitor
-    refused (with the reason), after it was journaled."""
+    optional) and to ``on_output``. ``on_fault`` hears of every fault the controller carried
+    on past (a sensor that raised, an observation the monitor refused, a failed tick), with a
+    text naming it; a table logs them, the scenario runner stops the scenario there."""
 
     def __init__(self, *, monitor: DealingMonitor, sensors: Sequence[Sensor],
                  journal: Journal | None = None, bus: EventBus | None = None,
@@ -95,7 +96,7 @@ class Controller:
                  also_close: Sequence[Callable[[], None]] = (),
                  extra_status: Callable[[], Mapping[str, Any]] | None = None,
                  on_output: Callable[[MonitorOutput], None] | None = None,
-                 on_refused: Callable[[Observation, str], None] | None = None) -> None:
+                 on_fault: Callable[[str], None] | None = None) -> None:
         self.monitor = monitor
         self.table = monitor.table
         self.sensors = list(sensors)
@@ -108,7 +109,7 @@ class Controller:
         self.also_close = list(also_close)  # e.g. the GPIO backend, the deck registry
         self.extra_status = extra_status  # e.g. whether the simulated dealer is busy
         self.on_output = on_output
-        self.on_refused = on_refused
+        self.on_fault = on_fault
         self._wall_clock = wall_clock
         self._lamps: set[str] = set()
         self._sensor_failing: set[str] = set()
@@ -154,10 +155,11 @@ class Controller:
         for sensor in self.sensors:
             try:
                 observations.extend(sensor.poll(now))
-            except Exception:
+            except Exception as exc:
                 if sensor.name not in self._sensor_failing:
                     log.exception("sensor %s failed; polling it again", sensor.name)
                 self._sensor_failing.add(sensor.name)
+                self._fault(f"sensor {sensor.name} failed: {type(exc).__name__}: {exc}")
             else:
                 self._sensor_failing.discard(sensor.name)
         observations.sort(key=lambda o: o.t)
@@ -194,8 +196,11 @@ class Controller:
 
     def _refused(self, obs: Observation, error: str) -> None:
         self._journal_obs(obs, error)
-        if self.on_refused is not None:
-            self.on_refused(obs, error)
+        self._fault(error)
+
+    def _fault(self, text: str) -> None:
+        if self.on_fault is not None:
+            self.on_fault(text)
 
     def _journal_obs(self, obs: Observation, error: str | None) -> None:
         if self.journal is not None:
@@ -206,10 +211,11 @@ class Controller:
     def _call(self, fn: Callable[[], MonitorOutput], t: float) -> None:
         try:
             out = fn()
-        except Exception:
+        except Exception as exc:
             if not self._tick_failing:  # once per outage: the loop calls this 50 times a second
                 log.exception("monitor tick failed; trying again every loop")
             self._tick_failing = True
+            self._fault(f"monitor tick failed: {type(exc).__name__}: {exc}")
             return
         self._tick_failing = False
         self._publish_output(out, t)
