@@ -42,7 +42,7 @@ WAIT_S = 10.0
 
 
 @dataclass
-class Rig:
+class SimRig:
     clock: SimClock
     table: Table
     sim: SimTable
@@ -96,16 +96,16 @@ def subscriber(ctx: zmq.Context[Any], endpoint: str) -> zmq.Socket[Any]:
 
 
 @pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
+def rig(tmp_path: Path) -> Iterator[SimRig]:
     yield from make_rig(tmp_path, frozenset({"rfid"}))
 
 
 @pytest.fixture
-def camera_rig(tmp_path: Path) -> Iterator[Rig]:
+def camera_rig(tmp_path: Path) -> Iterator[SimRig]:
     yield from make_rig(tmp_path, frozenset({"rfid", "camera"}))
 
 
-def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
+def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[SimRig]:
     ctx: zmq.Context[Any] = zmq.Context()
     clock = SimClock()
     table = Table(GameConfig(small_blind=1, big_blind=2), seats=6)
@@ -139,7 +139,7 @@ def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
     req: zmq.Socket[Any] = ctx.socket(zmq.REQ)
     req.setsockopt(zmq.LINGER, 0)
     req.connect(console.endpoint)
-    r = Rig(clock, table, sim, dealer, controller, tmp_path / "journal.sqlite", req, public,
+    r = SimRig(clock, table, sim, dealer, controller, tmp_path / "journal.sqlite", req, public,
             floor)
     try:
         yield r
@@ -150,7 +150,7 @@ def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
         ctx.destroy(linger=0)
 
 
-def test_a_misdeal_then_a_hand_played_out(rig: Rig) -> None:
+def test_a_misdeal_then_a_hand_played_out(rig: SimRig) -> None:
     assert rig.ask({"cmd": "sim_press"})["ok"]
     rig.settle()
     status = rig.ask({"cmd": "status"})
@@ -286,7 +286,7 @@ class FailingBus:
         pass
 
 
-def test_faults_do_not_stop_the_table(rig: Rig, caplog: pytest.LogCaptureFixture) -> None:
+def test_faults_do_not_stop_the_table(rig: SimRig, caplog: pytest.LogCaptureFixture) -> None:
     broken, strange = Broken(), Strange()
     rig.controller.sensors[:0] = [broken, strange]
     rig.controller.bus = FailingBus()  # type: ignore[assignment]
@@ -315,13 +315,13 @@ def test_faults_do_not_stop_the_table(rig: Rig, caplog: pytest.LogCaptureFixture
     journal.close()
 
 
-def act(rig: Rig, *actions: tuple[int, str]) -> None:
+def act(rig: SimRig, *actions: tuple[int, str]) -> None:
     for seat, kind in actions:
         answer = rig.ask({"cmd": "action", "seat": seat, "kind": kind})
         assert answer["ok"], answer
 
 
-def test_showdown_and_a_floor_void(rig: Rig) -> None:
+def test_showdown_and_a_floor_void(rig: SimRig) -> None:
     assert rig.ask({"cmd": "sim_press"})["ok"]
     rig.settle()
     assert rig.ask({"cmd": "sim_deal", "street": "hole"})["ok"]
@@ -358,7 +358,7 @@ def test_showdown_and_a_floor_void(rig: Rig) -> None:
     assert not [e for t, e in rig.seen_public if t == "alert"]  # a clean hand: no alerts
 
 
-def test_an_exposed_card_is_public_a_hole_card_is_not(camera_rig: Rig) -> None:
+def test_an_exposed_card_is_public_a_hole_card_is_not(camera_rig: SimRig) -> None:
     """With the camera: the third card of the deal lands face up (EXPOSED_CARD_REPLACE). Every
     player saw it, so the public channel shows it; the face-down cards stay hidden."""
     rig = camera_rig

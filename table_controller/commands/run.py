@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    from table_controller.config import ConfigError, load_config, parse_config
+    from table_controller.config import TableConfigError, load_config, parse_config
     from table_controller.daemon.build import StartError, build_controller
 
     logging.basicConfig(level=args.log_level, stream=sys.stderr,
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             config = load_config(args.config)
         else:
             config = parse_config(SIM_DEFAULTS, path="<--sim defaults>")
-    except ConfigError as exc:
+    except TableConfigError as exc:
         print(f"invalid configuration: {exc}", file=sys.stderr)
         return 2
     if args.journal:
