@@ -289,6 +289,8 @@ class FailingBus:
 def test_faults_do_not_stop_the_table(rig: SimRig, caplog: pytest.LogCaptureFixture) -> None:
     broken, strange = Broken(), Strange()
     rig.controller.sensors[:0] = [broken, strange]
+    faults: list[str] = []
+    rig.controller.on_fault = faults.append  # a table has none; the scenario runner stops
     rig.controller.bus = FailingBus()  # type: ignore[assignment]
     own = rig.controller.journal
     assert own is not None
@@ -301,6 +303,8 @@ def test_faults_do_not_stop_the_table(rig: SimRig, caplog: pytest.LogCaptureFixt
     assert rig.ask({"cmd": "status"})["hand"] == 1  # the button still started the hand
     assert own.pending > 0  # nothing written, nothing lost
     assert "sensor broken failed" in caplog.text and "not published" in caplog.text
+    assert "sensor broken failed: OSError: device unplugged" in faults
+    assert any("pool" in f for f in faults)  # the refused observation, with the reason
     assert "write failed" in caplog.text
     blocker.execute("ROLLBACK")
     blocker.close()
