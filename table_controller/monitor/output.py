@@ -10,8 +10,9 @@ Within one output the events happened in this order: the hand started, the alert
 the green button only, and ends at a console action, a showdown, a void or a resolve.
 
 Growing the record: a new kind of event (for instance an alert restated under the same id, or
-an alert resolved) is a new field with an empty default and a line in :meth:`__add__`. Callers
-that read the fields they know and combine outputs with ``+`` keep working unchanged.
+an alert resolved, with who resolved it) is a new field with an empty default, a line in
+:meth:`__add__` and a term in :attr:`empty`. Callers that read the fields they know and combine
+outputs with ``+`` keep working unchanged; the daemon's controller publishes the new field.
 """
 
 from __future__ import annotations
