@@ -121,7 +121,10 @@ class AutoTable:
         self.controller: Controller = self.runner.controller
         self.steps = 0
         self.reports: list[HandReport] = []
-        self.runner.start()
+        if not self.runner.start():
+            self.runner.close()
+            raise AutoPlayError(f"the simulated table did not start: "
+                                f"{self.runner.record.errors[-1]}")
 
     # --- listeners ----------------------------------------------------------------------
 
@@ -294,6 +297,11 @@ class AutoTable:
         if legal.can_check:
             return ScenarioAction(seat, "check")
         return ScenarioAction(seat, "allin")
+
+
+class AutoPlayError(RuntimeError):
+    """The simulated table cannot play (its first look at the table failed); the text says
+    why."""
 
 
 class _HandAborted(Exception):

@@ -29,7 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hw_sim.harness.autoplay import AutoTable, HandReport
+    from hw_sim.harness.autoplay import AutoPlayError, AutoTable, HandReport
 
     sensors = tuple(s.strip() for s in args.sensors.split(",") if s.strip())
     if not sensors or any(s not in ("rfid", "camera") for s in sensors):
@@ -40,8 +40,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     live = sys.stdout.isatty() and not args.plain
     view = _LiveView() if live else _PlainView()
-    table = AutoTable(seats=args.seats, seed=args.seed, error_rate=args.error_rate,
-                      sensors=sensors, on_alert=view.alert, on_hand_end=view.hand_end)
+    try:
+        table = AutoTable(seats=args.seats, seed=args.seed, error_rate=args.error_rate,
+                          sensors=sensors, on_alert=view.alert, on_hand_end=view.hand_end)
+    except AutoPlayError as exc:
+        print(f"demo: {exc}", file=sys.stderr)
+        return 1
     reports: list[HandReport] = []
     status = 0
     view.start(table)
