@@ -18,8 +18,8 @@ is a documented example and docs/running.md describes every key. Sections:
 - ``[sim]``: only for ``run --sim``: ``seed``, ``deck_order`` (the first deck's top cards),
   ``move_interval`` (seconds between two of the simulated dealer's movements).
 
-Every problem raises :class:`ConfigError`, whose text names the file, the key and what is wrong;
-nothing is guessed and a key the controller does not know is an error (a misspelt key would
+Every problem raises :class:`TableConfigError`, whose text names the file, the key and what is
+wrong; nothing is guessed and a key the controller does not know is an error (a misspelt key would
 otherwise be silently ignored on a table that takes money). Relative paths are relative to the
 file's folder.
 """
@@ -48,7 +48,7 @@ DEFAULT_FLOOR = "tcp://127.0.0.1:5557"
 DEFAULT_CONSOLE = "tcp://127.0.0.1:5558"
 
 
-class ConfigError(ValueError):
+class TableConfigError(ValueError):
     """A configuration the controller cannot run with; the text names file, key and problem."""
 
 
@@ -118,9 +118,9 @@ class _Reader:
             raise self.error(None, f"expected a table [{section}], got {type(data).__name__}")
         self.data: Mapping[str, Any] = data
 
-    def error(self, key: str | None, problem: str) -> ConfigError:
+    def error(self, key: str | None, problem: str) -> TableConfigError:
         where = self.section if key is None else f"{self.section}.{key}"
-        return ConfigError(f"{self.path}: {where}: {problem}")
+        return TableConfigError(f"{self.path}: {where}: {problem}")
 
     def only(self, known: frozenset[str]) -> None:
         unknown = sorted(set(self.data) - known)
@@ -174,18 +174,20 @@ def _resolve(base: Path, text: str) -> Path:
 
 
 def load_config(path: str | Path) -> TableConfig:
-    """Read and check the table's configuration file; :class:`ConfigError` on any problem."""
+    """Read and check the table's configuration file; :class:`TableConfigError` on any problem."""
     name = str(path)
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise ConfigError(f"{name}: cannot read the configuration: {exc.strerror or exc}") from None
+        raise TableConfigError(
+            f"{name}: cannot read the configuration: {exc.strerror or exc}") from None
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise TableConfigError(
+            f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+        raise TableConfigError(f"{name}: not valid TOML: {exc}") from None
     return parse_config(data, path=name, base=Path(name).resolve().parent)
 
 
@@ -197,7 +199,7 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
     _Reader(path, "(top level)", data)  # the document itself must be a table
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
-        raise ConfigError(f"{path}: {unknown[0]}: unknown section (known: "
+        raise TableConfigError(f"{path}: {unknown[0]}: unknown section (known: "
                           f"{', '.join(sorted(_TOP_KEYS))})")
     table = _table(_Reader(path, "table", data.get("table", {})))
     players = _players(path, data.get("players"), table.seats)
@@ -206,9 +208,10 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
     camera = _camera(path, data.get("camera"), base)
     for sensor in sorted(table.monitor.sensors):
         if sensor == "rfid" and rfid is None:
-            raise ConfigError(f"{path}: table.sensors: names rfid but there is no [rfid] section")
+            raise TableConfigError(
+                f"{path}: table.sensors: names rfid but there is no [rfid] section")
         if sensor == "camera" and camera is None:
-            raise ConfigError(f"{path}: table.sensors: names camera but there is no [camera] "
+            raise TableConfigError(f"{path}: table.sensors: names camera but there is no [camera] "
                               "section")
     decks_db = None
     if "decks" in data:
@@ -216,7 +219,7 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
         decks.only(frozenset({"db"}))
         decks_db = decks.path_of("db", base)
     if rfid is not None and decks_db is None:
-        raise ConfigError(f"{path}: decks.db: required with [rfid] (the tag -> card registry, "
+        raise TableConfigError(f"{path}: decks.db: required with [rfid] (the tag -> card registry, "
                           "table-controller deck)")
     journal = _Reader(path, "journal", data.get("journal", {}))
     journal.only(frozenset({"path"}))
@@ -269,13 +272,13 @@ def _section(path: str, data: Mapping[str, Any], name: str, build: Any,
         return None
     section = data[name]
     if not isinstance(section, Mapping):
-        raise ConfigError(f"{path}: {name}: expected a table [{name}]")
+        raise TableConfigError(f"{path}: {name}: expected a table [{name}]")
     try:
         return build(section)
     except error as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise TableConfigError(f"{path}: {exc}") from None
     except TypeError as exc:  # a value of the wrong type reaching a dataclass check
-        raise ConfigError(f"{path}: {name}: {exc}") from None
+        raise TableConfigError(f"{path}: {name}: {exc}") from None
 
 
 def _table(r: _Reader) -> TableSettings:
@@ -324,7 +327,7 @@ def _players(path: str, raw: Any, seats: int) -> Mapping[int, int] | None:
     if raw is None or raw == "console":
         return None
     if isinstance(raw, str):
-        raise ConfigError(f"{path}: players: {raw!r}: write players = \"console\" or a "
+        raise TableConfigError(f"{path}: players: {raw!r}: write players = \"console\" or a "
                           "[players] table of seat = stack")
     r = _Reader(path, "players", raw)
     out: dict[int, int] = {}
@@ -355,5 +358,5 @@ def _camera(path: str, raw: Any, base: Path) -> CameraSettings | None:
         config_from_mapping({k: v for k, v in r.data.items() if k != "templates"},
                             where=f"{path}: camera")
     except CalibrationError as exc:
-        raise ConfigError(str(exc).replace("[vision", "[camera")) from None
+        raise TableConfigError(str(exc).replace("[vision", "[camera")) from None
     return CameraSettings(source=source, deck=deck, templates=templates, raw=dict(r.data))

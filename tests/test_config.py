@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
-from table_controller.config import ConfigError, load_config
+from table_controller.config import TableConfigError, load_config
 from table_controller.engine import AnteFormat, AnteOrder, Structure
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "table_controller" / "data" / \
@@ -126,7 +126,7 @@ def test_mistakes_name_file_key_and_problem(tmp_path: Path, change: tuple[str, s
     old, new = change
     assert old in MINIMAL
     path = write(tmp_path, MINIMAL.replace(old, new, 1))
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(TableConfigError) as info:
         load_config(path)
     message = str(info.value)
     assert message.startswith(str(path)), message
@@ -142,7 +142,7 @@ def test_mistakes_name_file_key_and_problem(tmp_path: Path, change: tuple[str, s
 ])
 def test_camera_mistakes(tmp_path: Path, section: str, names: list[str]) -> None:
     path = write(tmp_path, MINIMAL + section + "\n")
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(TableConfigError) as info:
         load_config(path)
     message = str(info.value)
     assert str(path) in message
@@ -151,11 +151,11 @@ def test_camera_mistakes(tmp_path: Path, section: str, names: list[str]) -> None
 
 
 def test_missing_file_and_non_utf8(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(TableConfigError, match="cannot read"):
         load_config(tmp_path / "absent.toml")
     bad = tmp_path / "latin1.toml"
     bad.write_bytes(b"[table]\nname = \"caf\xe9\"\n")
-    with pytest.raises(ConfigError, match="not UTF-8"):
+    with pytest.raises(TableConfigError, match="not UTF-8"):
         load_config(bad)
 
 

@@ -10,9 +10,11 @@ first level below the top (``table_controller.engine``, ``hw_sim.devices``); a t
 of a package is its own group (``table_controller.config``).
 
 Layer rules checked: ``firmware_bridge`` and ``vision`` import nothing of ``table_controller``
-but the vocabulary; the vocabulary imports nothing of the project; ``firmware`` (the antenna
-controller's MicroPython code, which must run on the Pico alone) imports nothing of the project
-but itself; no module loop.
+but the vocabulary; the vocabulary imports nothing of the project; the pure core imports no
+hardware, daemon or commands; nothing in ``table_controller`` but the commands imports
+``hw_sim``; the simulated devices (``hw_sim.devices``) do not import the scenario harness; no
+module loop and no loop between groups; ``firmware`` (the antenna controller's MicroPython
+code, which must run on the Pico alone) imports nothing of the project but itself.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ HARDWARE = ("firmware_bridge", "vision")
 PURE_CORE = ("table_controller.engine", "table_controller.monitor", "table_controller.phh")
 COMMANDS = ("table_controller.commands", "table_controller.cli")
 UPPER = ("table_controller.daemon", *COMMANDS)
+SIM_DEVICES, SIM_HARNESS = "hw_sim.devices", "hw_sim.harness"
 
 
 def modules(root: Path) -> dict[str, Path]:
@@ -162,6 +165,8 @@ def breaks(edges: dict[str, set[str]], vocabulary: tuple[str, ...]) -> list[str]
             elif (top == "table_controller" and group_of(source) not in COMMANDS
                   and (target.startswith("hw_sim") or group_of(target) in COMMANDS)):
                 wrong = "the controller imports the simulator or the commands"
+            elif group_of(source) == SIM_DEVICES and group_of(target) == SIM_HARNESS:
+                wrong = "a simulated device imports the scenario harness"
             if wrong:
                 out.append(f"{source} -> {target}: {wrong}")
     return out
@@ -206,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\nmodules:")
         for source in sorted(edges):
             print(f"  {source} -> {', '.join(sorted(edges[source])) or '-'}")
-    return 1 if args.check and (module_loops or wrong) else 0
+    return 1 if args.check and (module_loops or group_loops or wrong) else 0
 
 
 if __name__ == "__main__":

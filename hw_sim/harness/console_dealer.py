@@ -1,0 +1,186 @@
+"""The simulated dealer of ``run --sim``, told what to do through the console channel.
+
+``sim_press``, ``sim_deal`` (``street``: hole, flop, turn, river), ``sim_show`` (``seats``) and
+``sim_collect`` (docs/running.md) make the dealer of a :class:`~hw_sim.devices.sim_table.SimTable`
+press the green button, deal, turn hands up or gather the cards, so a hand can be played on
+``run --sim`` from any zmq client. The dealer moves one card per :attr:`ConsoleDealer.move_interval`
+simulated seconds, so each card is seen before the next (a real dealer's hands take time).
+
+The dealer is polled by the controller like a sensor (it delivers no observation itself: the
+table's sensor chains see what it moved).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hw_sim.devices.dealer import DealerError
+from hw_sim.devices.sim_table import SimTable
+from hw_sim.devices.table_model import ModelError
+from table_controller.daemon.controller import Command, ConsoleError
+from table_controller.monitor.output import NOTHING, MonitorOutput
+from table_controller.vocabulary.observations import Observation
+
+STREETS = ("hole", "flop", "turn", "river")
+
+
+class ConsoleDealer:
+    """Drives ``table``'s dealer from console commands. ``deal_order`` gives the seats the hole
+    cards go to (the controller's deal order, asked when the deal starts)."""
+
+    name = "sim-dealer"
+
+    def __init__(self, table: SimTable, *, move_interval: float = 0.3,
+                 deal_order: Callable[[], tuple[int, ...]] = tuple) -> None:
+        self.table = table
+        self.move_interval = move_interval
+        self.deal_order = deal_order
+        self._job: _Job | None = None
+        self._next_move = 0.0
+        table.dealer.after_move = self._pause
+
+    # ------------------------------------------------------------------ as a sensor
+    def poll(self, now: float) -> list[Observation]:
+        """The dealer makes its next move when it is due."""
+        if self._job is not None and now >= self._next_move:
+            self._job.resume()
+            self._next_move = now + self.move_interval
+            if self._job.done:
+                error, self._job = self._job.error, None
+                if error is not None:
+                    raise RuntimeError(f"simulated dealer: {error}")
+        return []
+
+    @property
+    def busy(self) -> bool:
+        return self._job is not None
+
+    def status(self) -> dict[str, Any]:
+        """For the console's status answer: ``sim_busy`` while the dealer is moving cards."""
+        return {"sim_busy": self.busy}
+
+    def close(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+
+    # ------------------------------------------------------------------ what it is told
+    def _pause(self) -> None:
+        job = self._job
+        if job is not None and threading.current_thread() is job.thread:
+            job.pause()
+
+    def _start(self, what: str, work: Callable[[], None]) -> None:
+        if self._job is not None:
+            raise ConsoleError(f"{what}: the simulated dealer is still busy")
+        self._job = _Job(work)
+        self._next_move = 0.0
+
+    def press(self) -> None:
+        """The dealer presses the green button."""
+        if self._job is not None:
+            raise ConsoleError("sim_press: the simulated dealer is still busy")
+        self.table.press_green_button()
+
+    def deal(self, street: str) -> None:
+        dealer = self.table.dealer
+        if street not in STREETS:
+            raise ConsoleError(f"sim_deal: street {street!r} is not one of {', '.join(STREETS)}")
+        if street == "hole":
+            order = self.deal_order()
+            if not order:
+                raise ConsoleError("sim_deal: no hand in progress to deal to")
+            self._start("sim_deal", lambda: dealer.deal_hole(order))
+        else:
+            self._start("sim_deal", lambda: dealer.deal_street(street))
+
+    def show(self, seats: list[int]) -> None:
+        def work() -> None:
+            for seat in seats:
+                self.table.dealer.show(seat)
+        self._start("sim_show", work)
+
+    def collect(self) -> None:
+        self._start("sim_collect", self.table.dealer.collect)
+
+    def commands(self) -> Mapping[str, tuple[Command, frozenset[str]]]:
+        """Console commands that drive the simulated dealer (``run --sim`` only)."""
+        def press(_r: Mapping[str, Any], _t: float) -> MonitorOutput:
+            self.press()
+            return NOTHING
+
+        def deal(r: Mapping[str, Any], _t: float) -> MonitorOutput:
+            street = r.get("street")
+            if not isinstance(street, str):
+                raise ConsoleError("sim_deal: 'street' is required (hole, flop, turn, river)")
+            self.deal(street)
+            return NOTHING
+
+        def show(r: Mapping[str, Any], _t: float) -> MonitorOutput:
+            seats = r.get("seats")
+            if not isinstance(seats, list) or not all(
+                    isinstance(s, int) and not isinstance(s, bool) for s in seats):
+                raise ConsoleError("sim_show: 'seats' must be a list of seat numbers")
+            self.show(seats)
+            return NOTHING
+
+        def collect(_r: Mapping[str, Any], _t: float) -> MonitorOutput:
+            self.collect()
+            return NOTHING
+
+        return {"sim_press": (press, frozenset()),
+                "sim_deal": (deal, frozenset({"street"})),
+                "sim_show": (show, frozenset({"seats"})),
+                "sim_collect": (collect, frozenset())}
+
+
+class _Job:
+    """A dealer routine run one card movement at a time: the routine runs in its own thread but
+    only while the caller of :meth:`resume` waits, so it never runs alongside the controller."""
+
+    def __init__(self, work: Callable[[], None]) -> None:
+        self._work = work
+        self._go = threading.Semaphore(0)
+        self._back = threading.Semaphore(0)
+        self._cancelled = False
+        self.done = False
+        self.error: str | None = None
+        self.thread = threading.Thread(target=self._run, name="sim-dealer", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        self._go.acquire()
+        try:
+            if not self._cancelled:
+                self._work()
+        except (DealerError, ModelError, _Cancelled) as exc:
+            self.error = None if isinstance(exc, _Cancelled) else str(exc)
+        finally:
+            self.done = True
+            self._back.release()
+
+    def pause(self) -> None:
+        """Called by the routine after each movement: hand control back, wait for the next."""
+        self._back.release()
+        self._go.acquire()
+        if self._cancelled:
+            raise _Cancelled
+
+    def resume(self, timeout: float = 10.0) -> None:
+        """Let the routine make its next movement (or finish)."""
+        if self.done:
+            return
+        self._go.release()
+        if not self._back.acquire(timeout=timeout):
+            self.done, self.error = True, "the dealer routine did not come back"
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self._go.release()
+        self.thread.join(timeout=2.0)
+
+
+class _Cancelled(Exception):
+    pass
