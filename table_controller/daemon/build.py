@@ -12,14 +12,14 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
 from table_controller.config import TableConfig
 from table_controller.daemon.bus import BusError, ConsoleServer, EventBus
-from table_controller.daemon.controller import Controller, Sensor
+from table_controller.daemon.controller import Command, Controller, Sensor
 from table_controller.daemon.journal import Journal, JournalError
 from table_controller.engine import Table
 from table_controller.monitor import DealingMonitor
@@ -46,13 +46,16 @@ def _config_summary(config: TableConfig) -> str:
 
 
 def build_controller(config: TableConfig, *, sim: bool = False,
-                     sim_seed: int | None = None) -> Controller:
+                     sim_seed: int | None = None,
+                     commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
+                     ) -> Controller:
     """The controller for ``config``; with ``sim`` its devices are the simulated table's (the
     configuration's [rfid], [gpio], [camera] are not opened; [sim] is used, ``sim_seed``
-    overrides its seed)."""
+    overrides its seed). ``commands``: more console commands (the dealer station's)."""
     closers: list[Callable[[], None]] = []
     try:
-        return _build(config, sim=sim, sim_seed=sim_seed, closers=closers)
+        return _build(config, sim=sim, sim_seed=sim_seed, closers=closers,
+                      extra=commands or {})
     except Exception:
         for close in reversed(closers):
             with contextlib.suppress(Exception):  # best effort; the first error is reported
@@ -61,7 +64,8 @@ def build_controller(config: TableConfig, *, sim: bool = False,
 
 
 def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
-           closers: list[Callable[[], None]]) -> Controller:
+           closers: list[Callable[[], None]],
+           extra: Mapping[str, tuple[Command, frozenset[str]]]) -> Controller:
     table = build_table(config)
     monitor_config = config.table.monitor
     if sim:  # the simulator covers no shuffler tray
@@ -99,7 +103,9 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
                              move_interval=config.sim.move_interval,
                              deal_order=monitor.deal_order, first_order=config.sim.deck_order,
                              rfid="rfid" in monitor_config.sensors,
-                             camera="camera" in monitor_config.sensors)
+                             camera="camera" in monitor_config.sensors,
+                             open_alerts=lambda: monitor.open_alerts,
+                             rules=monitor_config.rules)
         closers.append(sim_table.close)
         sensors = sim_table.sensors
         outputs = sim_table.outputs()
@@ -113,7 +119,7 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
                             wall_clock=lambda: datetime.now(UTC),
                             phh_context=Context(seat_count=config.table.seats,
                                                 table=config.table.name),
-                            commands=commands, also_close=devices,
+                            commands={**(commands or {}), **extra}, also_close=devices,
                             extra_status=extra_status)
     journal.start_run(t=clock(), wall=controller.wall(clock()).isoformat(timespec="milliseconds"),
                       table_name=config.table.name,

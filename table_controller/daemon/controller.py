@@ -101,6 +101,12 @@ class Controller:
         self._sensor_failing: set[str] = set()
         self._tick_failing = False
         self.alerts: list[dict[str, Any]] = []  # every alert of this run, floor form
+        # Extensions on the loop thread (the dealer station, docs/station.md): ``after_step``
+        # hooks run at the end of every step; ``listeners`` hear every event published, in
+        # floor form, also without a bus. A hook that raises is logged, never fatal.
+        self.after_step: list[Callable[[], None]] = []
+        self.listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
+        self._hook_failing = False
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
             "resolve": (self._resolve, frozenset({"code"})),
@@ -154,12 +160,24 @@ class Controller:
         self._call(lambda: self.monitor.tick(now), now)
         if self.console is not None:
             self.console.serve(self.handle, timeout=wait)
+        self._run_hooks()
         if self.outputs is not None:
             self.outputs.update(self.clock())
         if self.journal is not None and self.journal.pending:
             self.journal.flush()
         if self.bus is not None:
             self.bus.retry()
+
+    def _run_hooks(self) -> None:
+        try:
+            for hook in self.after_step:
+                hook()
+        except Exception:
+            if not self._hook_failing:  # once per outage: hooks run 50 times a second
+                log.exception("after-step hook failed; calling it again every loop")
+            self._hook_failing = True
+        else:
+            self._hook_failing = False
 
     def observe(self, obs: Observation) -> None:
         """One observation: journaled (with the reason if the monitor refuses it), then the
@@ -285,6 +303,11 @@ class Controller:
 
     def _publish(self, topic: str, public: Mapping[str, Any] | None,
                  floor: Mapping[str, Any] | None) -> None:
+        for listener in self.listeners:
+            try:
+                listener(topic, floor if floor is not None else public or {})
+            except Exception:  # an extension must not cost the table its bus
+                log.exception("listener of %s failed", topic)
         if self.bus is None:
             return
         try:

@@ -11,8 +11,8 @@ interface as a table's devices.
 A simulated dealer moves the cards, one card per :attr:`SimTable.move_interval` simulated
 seconds, so each card is seen before the next (as a real dealer's hands take time). It is told
 what to do through the console channel (``sim_press``, ``sim_deal``, ``sim_show``,
-``sim_collect``; see docs/running.md), so a hand can be played on ``run --sim`` from any zmq
-client.
+``sim_collect``; ``sim_put`` makes a dealer error, ``sim_remedy`` carries out an open alert's
+remedy; see docs/running.md), so a hand can be played on ``run --sim`` from any zmq client.
 
 Time: the simulator's :class:`~hw_sim.devices.clock.SimClock`. :meth:`SimTable.advance_to` moves it,
 stopping at each scheduled bounce edge of the button so the debouncer sees exact times;
@@ -35,7 +35,8 @@ from hw_sim.devices.table_model import ModelError, TableModel, shuffled_deck
 from table_controller.daemon.controller import Command, ConsoleError
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.cards import Card
-from table_controller.vocabulary.observations import Observation
+from table_controller.vocabulary.observations import Face, Observation
+from table_controller.vocabulary.zones import SHUFFLER, ZoneError, check_zone
 
 STREETS = ("hole", "flop", "turn", "river")
 
@@ -49,8 +50,12 @@ class SimTable:
     def __init__(self, *, clock: SimClock, seed: int = 1, move_interval: float = 0.3,
                  deal_order: Callable[[], tuple[int, ...]] = tuple,
                  first_order: Sequence[Card] = (), rfid: bool = True,
-                 camera: bool = False) -> None:
+                 camera: bool = False,
+                 open_alerts: Callable[[], Sequence[Alert]] = tuple,
+                 rules: str = "tda") -> None:
         self.clock = clock
+        self.open_alerts = open_alerts  # the monitor's, for sim_remedy
+        self.rules = rules
         self.move_interval = move_interval
         self.deal_order = deal_order
         self.model = TableModel()
@@ -171,6 +176,31 @@ class SimTable:
     def collect(self) -> None:
         self._start("sim_collect", self.dealer.collect)
 
+    def put(self, zone: str, face: Face) -> None:
+        """The dealer puts the stub's top card in ``zone``, wherever the procedure says it
+        should go (a dealer error for the monitor to catch)."""
+        try:
+            check_zone(zone)
+        except ZoneError as exc:
+            raise ConsoleError(f"sim_put: {exc}") from None
+        if zone == SHUFFLER:
+            raise ConsoleError("sim_put: a card is put on the felt, not in the shuffler")
+
+        def work() -> None:
+            try:
+                card = self.model.draw_top()
+            except ModelError as exc:
+                raise DealerError(str(exc)) from None
+            self.dealer.put(card, zone, face)
+        self._start("sim_put", work)
+
+    def remedy(self, code: str) -> None:
+        """The dealer carries out the remedy of the last open alert with ``code``."""
+        alert = next((a for a in reversed(self.open_alerts()) if a.code == code), None)
+        if alert is None:
+            raise ConsoleError(f"sim_remedy: no open {code!r} alert")
+        self._start("sim_remedy", lambda: self.dealer.carry_out(alert, rules=self.rules))
+
     def commands(self) -> Mapping[str, tuple[Command, frozenset[str]]]:
         """Console commands that drive the simulated dealer (``run --sim`` only)."""
         def press(_r: Mapping[str, Any], _t: float) -> list[Alert]:
@@ -196,10 +226,29 @@ class SimTable:
             self.collect()
             return []
 
+        def put(r: Mapping[str, Any], _t: float) -> list[Alert]:
+            zone, face = r.get("zone"), r.get("face", "down")
+            if not isinstance(zone, str):
+                raise ConsoleError("sim_put: 'zone' is required (seat1..seat10, board, burn, "
+                                   "muck)")
+            if face not in ("up", "down"):
+                raise ConsoleError(f"sim_put: 'face' is up or down, not {face!r}")
+            self.put(zone, Face.UP if face == "up" else Face.DOWN)
+            return []
+
+        def remedy(r: Mapping[str, Any], _t: float) -> list[Alert]:
+            code = r.get("code")
+            if not isinstance(code, str):
+                raise ConsoleError("sim_remedy: 'code' is required (an open alert's code)")
+            self.remedy(code)
+            return []
+
         return {"sim_press": (press, frozenset()),
                 "sim_deal": (deal, frozenset({"street"})),
                 "sim_show": (show, frozenset({"seats"})),
-                "sim_collect": (collect, frozenset())}
+                "sim_collect": (collect, frozenset()),
+                "sim_put": (put, frozenset({"zone", "face"})),
+                "sim_remedy": (remedy, frozenset({"code"}))}
 
 
 class _Job:

@@ -1,0 +1,173 @@
+"""The dealer station inside the controller process: its commands, its place in the loop, its
+web server (docs/station.md).
+
+::
+
+    station = Station(config.station, sim=True)
+    controller = build_controller(config, sim=True, commands=station.commands())
+    url = station.attach(controller)      # hooks into the loop, starts serving
+    ...
+    station.close()
+
+On the loop thread, at the end of every step (``Controller.after_step``): the page's queued
+requests go through ``Controller.handle`` (journaled and published like the console's), the
+called clock and the next blind level are looked after, the alert board catches up with the
+monitor, and the view is rebuilt and published to the web side when it changed. The web server
+(uvicorn on its own thread, :mod:`table_controller.webserve`) only reads published views and
+queues requests.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from table_controller.config import StationSettings
+from table_controller.daemon.controller import Command
+from table_controller.station.alerts import AlertBoard
+from table_controller.station.bridge import BridgeClosed, RequestBridge, ViewHub
+from table_controller.station.desk import Desk
+from table_controller.station.view import Facts, build_view, hand_result
+from table_controller.vocabulary.alerts import CATALOGUE, Severity
+
+if TYPE_CHECKING:
+    from table_controller.daemon.controller import Controller
+    from table_controller.engine import Hand
+    from table_controller.webserve import WebServer
+
+log = logging.getLogger(__name__)
+
+
+class StationError(RuntimeError):
+    """The station cannot be served; the text says why (the address, mostly)."""
+
+
+class Station:
+    def __init__(self, settings: StationSettings, *, sim: bool = False) -> None:
+        self.settings = settings
+        self.boot = secrets.token_hex(8)  # a new one at each start: pages know to start over
+        self.board = AlertBoard(open_alerts=self._open_alerts)
+        self.desk = Desk(self.board, clock_time=settings.clock_time,
+                         clock_count=settings.clock_count)
+        self.facts = Facts(desk=self.desk, sim=sim)
+        self.hub = ViewHub(self.boot)
+        self.requests = RequestBridge()
+        self.controller: Controller | None = None
+        self.server: WebServer | None = None
+        self._hand: Hand | None = None
+        self._ends_seen = 0
+
+    def commands(self) -> dict[str, tuple[Command, frozenset[str]]]:
+        """The station's console commands, for ``build_controller(commands=...)``."""
+        return self.desk.commands()
+
+    def _open_alerts(self) -> tuple[Any, ...]:
+        return () if self.controller is None else tuple(self.controller.monitor.open_alerts)
+
+    # ------------------------------------------------------------------ start and stop
+    def attach(self, controller: Controller, *, serve: bool = True) -> str | None:
+        """Hook into ``controller``'s loop and (``serve``) start the web server; returns its
+        URL. Raises :class:`StationError` when the address cannot be served."""
+        self.controller = controller
+        self.desk.attach(controller)
+        self._ends_seen = len(controller.monitor.events)
+        controller.listeners.append(self._heard)
+        controller.after_step.append(self.step)
+        self.refresh()
+        if not serve or self.settings.listen is None:
+            return None
+        from table_controller.station.web import create_app
+        from table_controller.webserve import WebServer, WebServerError, parse_listen
+
+        host, port = parse_listen(self.settings.listen, where="station.listen")
+        try:
+            self.server = WebServer(create_app(self), host, port).start()
+        except WebServerError as exc:
+            raise StationError(f"station: {exc}") from None
+        return self.server.url
+
+    @property
+    def url(self) -> str | None:
+        return None if self.server is None else self.server.url
+
+    def close(self) -> None:
+        self.requests.close()
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+    # ------------------------------------------------------------------ on the loop thread
+    def _heard(self, topic: str, payload: Mapping[str, Any]) -> None:
+        """Everything the controller publishes (floor form)."""
+        controller = self.controller
+        if controller is None:
+            return
+        if topic == "alert":
+            hand = controller.monitor.hand
+            self.board.published(payload, hand=None if hand is None else hand.number)
+            if payload.get("code") == "SENSOR_RECOVERED":
+                self.board.recovered()
+        elif topic == "alert_resolved":
+            self.board.resolved(payload.get("id"))
+        elif topic == "action":
+            cmd = payload.get("cmd")
+            if cmd == "acknowledge":
+                self.board.acknowledged()
+            elif cmd == "resolve" and isinstance(payload.get("code"), str):
+                spec = CATALOGUE.get(payload["code"])
+                if spec is not None and spec.severity in (Severity.FAULT, Severity.INFO):
+                    self.board.code_resolved(payload["code"])
+
+    def step(self) -> None:
+        """After each step of the controller's loop."""
+        controller = self.controller
+        if controller is None:
+            return
+        served = self._serve()
+        self.desk.clock_step()
+        self.refresh()
+        for future, answer in served:
+            future.set_result({**answer, "seq": self.hub.seq})
+
+    def _serve(self) -> list[tuple[Any, dict[str, Any]]]:
+        assert self.controller is not None
+        out = []
+        for request, future in self.requests.take():
+            try:
+                answer = self.controller.handle(request)
+            except Exception as exc:  # as the console socket does: the table goes on
+                log.exception("station: request %r failed", request)
+                answer = {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
+            out.append((future, answer))
+        return out
+
+    def refresh(self) -> int:
+        """Bring the station's state up to date and publish the view; returns its seq."""
+        controller = self.controller
+        assert controller is not None
+        monitor = controller.monitor
+        hand = monitor.hand
+        if hand is not None:
+            self._hand = hand
+        events = monitor.events
+        for end in events[self._ends_seen:]:
+            played = self._hand if self._hand is not None and self._hand.number == end.number \
+                else None
+            self.facts.last_hand = hand_result(played, end, controller.table.config.chip_unit)
+        self._ends_seen = len(events)
+        self.desk.blinds_step()
+        self.desk.names_step()
+        self.desk.sync_marks()
+        self.board.reconcile(None if hand is None else hand.number)
+        return self.hub.publish(build_view(controller, self.facts))
+
+    # ------------------------------------------------------------------ from the web side
+    def submit(self, request: dict[str, Any]) -> Any:
+        """Queue a page's request; returns the future of its answer (raises
+        :class:`BridgeClosed` when the controller is stopping)."""
+        return self.requests.submit(request)
+
+
+__all__ = ["BridgeClosed", "Station", "StationError"]
