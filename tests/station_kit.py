@@ -5,6 +5,7 @@ loop. The simulated clock is moved by the test (deterministic)."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -128,3 +129,29 @@ def make_station_rig(tmp_path: Path, *, serve: bool = False, token: str | None =
         station.close()
         controller.close()
         ctx.destroy(linger=0)
+
+
+class Loop:
+    """The controller's loop on a thread of its own (as ``run`` has it), the simulated clock
+    following real time; the test then talks to it only through sockets."""
+
+    def __init__(self, rig: StationRig) -> None:
+        self.rig = rig
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="loop", daemon=True)
+
+    def _run(self) -> None:
+        last = time.monotonic()
+        while not self._stop.is_set():
+            now = time.monotonic()
+            self.rig.sim.advance_to(self.rig.clock() + (now - last))
+            last = now
+            self.rig.controller.step(wait=0.005)
+
+    def __enter__(self) -> Loop:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5.0)

@@ -36,7 +36,7 @@ from table_controller.monitor import HandEnd
 from table_controller.station.alerts import present
 from table_controller.station.undo import describe
 from table_controller.vocabulary.observations import Face
-from table_controller.vocabulary.zones import BOARD, BURN, MUCK, seat_of, seat_zone
+from table_controller.vocabulary.zones import BOARD, BURN, MUCK, SHUFFLER, seat_of, seat_zone
 
 if TYPE_CHECKING:
     from table_controller.daemon.controller import Controller
@@ -291,9 +291,11 @@ def build_view(controller: Controller, facts: Facts) -> dict[str, Any]:
     refusal = desk.undo_refusal()
     return {
         "table": {"seats": table.seats, "blinds": blinds_of(table.config),
+                  "felt": sum(1 for tc in monitor.fusion.picture if tc.zone != SHUFFLER),
                   "next_blinds": (None if desk.pending_blinds is None
                                   else blinds_of(desk.pending_blinds)),
                   "button": table.button, "last_hand": monitor.hand_number},
+        "board": _cards_in(controller, BOARD, hidden),  # also between hands, until collected
         "hand": None if hand is None or ahead is None else _hand(hand, ahead, controller,
                                                                  hidden),
         "seats": seats,

@@ -162,8 +162,7 @@ function drawCenter(v) {
     }
   }
   const board = $("#board");
-  board.replaceChildren();
-  if (h) board.append(cards(h.board, "board-cards"));
+  board.replaceChildren(cards(v.board, "board-cards"));
   const show = $("#showdown");
   show.hidden = !(h && h.showdown_order);
   if (h && h.showdown_order) {
@@ -183,6 +182,9 @@ function drawCenter(v) {
         ? ` · odd chip${Object.keys(p.odd_chips).length > 1 ? "s" : ""}: ${Object.entries(p.odd_chips).map(([s, c]) => `seat ${s} +${c}`).join(", ")}` : "";
       lines.push(el("div", { class: "paid", dataset: { pot: p.name } }, `${p.name} ${p.amount}: ${paid}${odd}`));
     }
+    const net = Object.entries(last.net || {}).filter(([, n]) => n !== 0)
+      .map(([s, n]) => `seat ${s} ${n > 0 ? "+" : ""}${n}`);
+    if (net.length) lines.push(el("div", { class: "net" }, net.join(" · ")));
     for (const [seat, chips] of Object.entries(last.returned || {})) {
       lines.push(el("div", {}, `uncalled ${chips} back to seat ${seat}`));
     }
@@ -328,9 +330,17 @@ function drawControls(v) {
     $("#wait-text").textContent = text;
     $("#award").hidden = !h.showdown_order;
   }
+  if (!h) {
+    const felt = v.table.felt;
+    $("#between-text").textContent = felt
+      ? `Between hands: ${felt} card${felt > 1 ? "s" : ""} still on the felt.`
+      : "Between hands: tap a seat to seat, pay or remove a player.";
+  }
   const sim = $("#sim");
   sim.hidden = !v.sim;
   for (const b of $$("[data-sim]", sim)) b.disabled = v.sim_busy;
+  // A new hand once the sensors see the felt clear (else its first cards look misdealt).
+  $("[data-sim=sim_press]").disabled = v.sim_busy || (!h && v.table.felt > 0);
 }
 
 function labelAmounts() {
