@@ -253,8 +253,6 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
 
 
 def _station(r: _Reader) -> StationSettings:
-    from table_controller.webserve import WebServerError, is_loopback, parse_listen
-
     r.only(frozenset({"listen", "token", "clock_time", "clock_count"}))
     listen: str | None = r.text("listen", DEFAULT_STATION)
     token = r.text("token") if "token" in r.data else None
@@ -265,6 +263,8 @@ def _station(r: _Reader) -> StationSettings:
     if listen == "none":
         listen = None
     else:
+        from table_controller.webserve import WebServerError, is_loopback, parse_listen
+
         assert listen is not None
         try:
             host, _port = parse_listen(listen, where=f"{r.path}: station.listen")

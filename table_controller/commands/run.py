@@ -60,25 +60,24 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.journal:
         config = replace(config, journal=Path(args.journal))
-    station = None
-    if config.station.listen is not None:
-        from table_controller.station import Station, StationError
+    from table_controller.station import Station, StationError
 
-        station = Station(config.station, sim=args.sim)
+    # The station's commands are the console's too; its page only with an address.
+    station = Station(config.station, sim=args.sim)
+    served = config.station.listen is not None
     try:
         controller = build_controller(config, sim=args.sim, sim_seed=args.seed,
-                                      commands=None if station is None else station.commands())
+                                      commands=station.commands())
     except StartError as exc:
         print(f"run: cannot start: {exc}", file=sys.stderr)
         return 1
-    if station is not None:
-        try:
-            station.attach(controller)
-        except StationError as exc:
-            station.close()
-            controller.close()
-            print(f"run: cannot start: {exc}", file=sys.stderr)
-            return 1
+    try:
+        station.attach(controller, serve=served, views=served)
+    except StationError as exc:
+        station.close()
+        controller.close()
+        print(f"run: cannot start: {exc}", file=sys.stderr)
+        return 1
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: Any) -> None:
@@ -91,15 +90,14 @@ def run(args: argparse.Namespace) -> int:
         console = controller.console
         print(f"ready: public {bus.public_endpoint if bus else '-'} floor "
               f"{(bus.floor_endpoint if bus else None) or '-'} console "
-              f"{console.endpoint if console else '-'} station "
-              f"{(station.url if station else None) or '-'} journal {config.journal}",
+              f"{console.endpoint if console else '-'} station {station.url or '-'} "
+              f"journal {config.journal}",
               flush=True)
         controller.run(stop)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        if station is not None:
-            station.close()
+        station.close()
         controller.close()
     print("stopped", flush=True)
     return 0

@@ -58,6 +58,7 @@ class Station:
         self.server: WebServer | None = None
         self._hand: Hand | None = None
         self._ends_seen = 0
+        self._views = True
 
     def commands(self) -> dict[str, tuple[Command, frozenset[str]]]:
         """The station's console commands, for ``build_controller(commands=...)``."""
@@ -67,10 +68,14 @@ class Station:
         return () if self.controller is None else tuple(self.controller.monitor.open_alerts)
 
     # ------------------------------------------------------------------ start and stop
-    def attach(self, controller: Controller, *, serve: bool = True) -> str | None:
-        """Hook into ``controller``'s loop and (``serve``) start the web server; returns its
-        URL. Raises :class:`StationError` when the address cannot be served."""
+    def attach(self, controller: Controller, *, serve: bool = True,
+               views: bool = True) -> str | None:
+        """Hook into ``controller``'s loop and (``serve``, with an address configured) start
+        the web server; returns its URL. ``views``: build the view after each step (no page to
+        show it to: only the commands). Raises :class:`StationError` when the address cannot
+        be served."""
         self.controller = controller
+        self._views = views
         self.desk.attach(controller)
         self._ends_seen = len(controller.monitor.events)
         controller.listeners.append(self._heard)
@@ -161,6 +166,8 @@ class Station:
         self.desk.names_step()
         self.desk.sync_marks()
         self.board.reconcile(None if hand is None else hand.number)
+        if not self._views:
+            return self.hub.seq
         return self.hub.publish(build_view(controller, self.facts))
 
     # ------------------------------------------------------------------ from the web side
