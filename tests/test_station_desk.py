@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 
 from table_controller.daemon.journal import Journal
+from table_controller.engine import GameConfig, Hand, Structure
 from table_controller.phh import format_action, loads
 from table_controller.station.alerts import AlertBoard, Shown, present
+from table_controller.station.view import quick_amounts
 from tests.station_kit import StationRig, make_station_rig
 
 
@@ -101,9 +103,11 @@ def test_the_clock_runs_out_and_the_hand_is_dead(rig: StationRig) -> None:
     assert clock["deadline"] - clock["count_at"] == 2000
     twice = rig.ask({"cmd": "call_clock", "seat": 1})
     assert not twice["ok"] and "already runs" in twice["error"]
+    seq = rig.station.hub.seq
     for _ in range(60):  # 6 s: the minute (5 s here) and into the count
         rig.tick()
     assert rig.view()["hand"]["to_act"] == 1  # not yet
+    assert rig.station.hub.seq == seq  # the page counts down itself: no view per tick
     for _ in range(15):
         rig.tick()
     view = rig.view()
@@ -241,3 +245,24 @@ def test_the_showdown_order_and_who_was_paid(rig: StationRig) -> None:
     assert {s["seat"] for s in last["shown"]} == {1, 2}
     assert last["stacks"] == {str(k): v for k, v in rig.table.stacks.items()}
     assert sum(last["net"].values()) == 0
+
+
+def test_quick_amounts_follow_the_betting_structure() -> None:
+    def first(structure: Structure) -> Hand:
+        config = GameConfig(structure=structure, small_blind=1, big_blind=2)
+        return Hand.from_positions(config=config, stacks={1: 100, 2: 100, 3: 100}, button=1,
+                                   small_blind_seat=2, big_blind_seat=3)
+
+    pot_limit = first(Structure.POT_LIMIT)
+    legal = pot_limit.legal_actions()
+    assert legal.seat == 1 and legal.max_raise_to == 7  # the pot (3) and the call (2), on 2
+    assert quick_amounts(legal, pot_limit, Structure.POT_LIMIT) == [  # half the pot is the min
+        {"label": "min", "amount": 4}, {"label": "¾ pot", "amount": 2 + 5 * 3 // 4},
+        {"label": "max", "amount": 7}]
+    fixed = first(Structure.FIXED_LIMIT)
+    assert quick_amounts(fixed.legal_actions(), fixed, Structure.FIXED_LIMIT) == \
+        [{"label": "fixed", "amount": 4}]
+    no_limit = first(Structure.NO_LIMIT)
+    amounts = [q["amount"] for q in quick_amounts(no_limit.legal_actions(), no_limit,
+                                                  Structure.NO_LIMIT)]
+    assert amounts == [4, 5, 7, 100]

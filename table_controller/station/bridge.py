@@ -123,4 +123,5 @@ class RequestBridge:
     def close(self) -> None:
         self._closed = True
         for _request, future in self.take(limit=10**6):
-            future.set_exception(BridgeClosed("the controller stopped"))
+            if future.set_running_or_notify_cancel():
+                future.set_exception(BridgeClosed("the controller stopped"))

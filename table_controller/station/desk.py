@@ -57,6 +57,7 @@ class CalledClock:
     started: float
     count_at: float
     deadline: float
+    wall_ms: tuple[int, int, int]  # the same three as wall-clock milliseconds, for the page
 
 
 def _int(r: Mapping[str, Any], name: str, *, required: bool = True) -> int | None:
@@ -202,9 +203,12 @@ class Desk:
                                "[002 #24])")
         if self.clock is not None:
             raise ConsoleError(f"call_clock: the clock already runs on seat {self.clock.seat}")
-        self.clock = CalledClock(seat=seat, hand=hand.number, started=t,
-                                 count_at=t + self.clock_time,
-                                 deadline=t + self.clock_time + self.clock_count)
+        count_at, deadline = t + self.clock_time, t + self.clock_time + self.clock_count
+        wall = self.controller.wall
+        self.clock = CalledClock(
+            seat=seat, hand=hand.number, started=t, count_at=count_at, deadline=deadline,
+            wall_ms=(round(wall(t).timestamp() * 1000), round(wall(count_at).timestamp() * 1000),
+                     round(wall(deadline).timestamp() * 1000)))
         return []
 
     def _cancel_clock(self, _r: Mapping[str, Any], _t: float) -> list[Alert]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Mapping
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from table_controller.config import StationSettings
@@ -88,7 +89,8 @@ class Station:
 
         host, port = parse_listen(self.settings.listen, where="station.listen")
         try:
-            self.server = WebServer(create_app(self), host, port).start()
+            app = create_app(hub=self.hub, submit=self.submit, token=self.settings.token)
+            self.server = WebServer(app, host, port).start()
         except WebServerError as exc:
             raise StationError(f"station: {exc}") from None
         return self.server.url
@@ -131,15 +133,19 @@ class Station:
         if controller is None:
             return
         served = self._serve()
-        self.desk.clock_step()
-        self.refresh()
-        for future, answer in served:
-            future.set_result({**answer, "seq": self.hub.seq})
+        try:
+            self.desk.clock_step()
+            self.refresh()
+        finally:  # every request served gets its answer, whatever happens after it
+            for future, answer in served:
+                future.set_result({**answer, "seq": self.hub.seq})
 
     def _serve(self) -> list[tuple[Any, dict[str, Any]]]:
         assert self.controller is not None
         out = []
         for request, future in self.requests.take():
+            if not future.set_running_or_notify_cancel():
+                continue  # the page gave up waiting: the request is not carried out
             try:
                 answer = self.controller.handle(request)
             except Exception as exc:  # as the console socket does: the table goes on
@@ -171,7 +177,7 @@ class Station:
         return self.hub.publish(build_view(controller, self.facts))
 
     # ------------------------------------------------------------------ from the web side
-    def submit(self, request: dict[str, Any]) -> Any:
+    def submit(self, request: dict[str, Any]) -> Future[dict[str, Any]]:
         """Queue a page's request; returns the future of its answer (raises
         :class:`BridgeClosed` when the controller is stopping)."""
         return self.requests.submit(request)

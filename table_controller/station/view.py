@@ -86,10 +86,6 @@ def hand_ahead(controller: Controller, hand: Hand, facts: Facts) -> Hand:
     return facts.ahead or hand
 
 
-def _epoch_ms(controller: Controller, t: float) -> int:
-    return round(controller.wall(t).timestamp() * 1000)
-
-
 def blinds_of(config: Any) -> dict[str, Any]:
     return {"small_blind": config.small_blind, "big_blind": config.big_blind,
             "ante": config.ante, "small_bet": config.small_bet_size,
@@ -139,7 +135,8 @@ def _cards_in(controller: Controller, zone: str, hidden: Mapping[str, Any]
     return out
 
 
-def _quick(legal: LegalActions, hand: Hand, structure: Structure) -> list[dict[str, Any]]:
+def quick_amounts(legal: LegalActions, hand: Hand, structure: Structure
+                  ) -> list[dict[str, Any]]:
     """Amounts a tap away: the minimum, half the pot, three quarters, the pot, all-in, each
     within the engine's range ("to" totals; the pot counts the call, rules.md §3)."""
     low = legal.min_raise_to if legal.can_raise else legal.min_bet_to
@@ -179,7 +176,7 @@ def _legal(hand: Hand, controller: Controller) -> dict[str, Any] | None:
                                                    "max": legal.max_raise_to},
         "all_in": legal.all_in_to, "stack": legal.stack, "bet_now": legal.bet,
         "reason_no_raise": legal.reason_no_raise,
-        "quick": _quick(legal, hand, structure),
+        "quick": quick_amounts(legal, hand, structure),
     }
 
 
@@ -303,9 +300,8 @@ def build_view(controller: Controller, facts: Facts) -> dict[str, Any]:
         "undo": {"possible": refusal is None, "why_not": refusal,
                  "last": desk.last_decision()},
         "clock": None if clock is None else {
-            "seat": clock.seat, "started": _epoch_ms(controller, clock.started),
-            "count_at": _epoch_ms(controller, clock.count_at),
-            "deadline": _epoch_ms(controller, clock.deadline)},
+            "seat": clock.seat, "started": clock.wall_ms[0], "count_at": clock.wall_ms[1],
+            "deadline": clock.wall_ms[2]},
         "alerts": [present(e, hidden) for e in desk.board.shown],
         "last_hand": facts.last_hand if hand is None else None,
         "sim": facts.sim, "sim_busy": bool(extra.get("sim_busy", False)),

@@ -24,9 +24,10 @@ import asyncio
 import hmac
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
@@ -36,10 +37,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from table_controller.station.bridge import BridgeClosed
+from table_controller.station.bridge import BridgeClosed, ViewHub
 
-if TYPE_CHECKING:
-    from table_controller.station.service import Station
+Submit = Callable[[dict[str, Any]], "Future[dict[str, Any]]"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 COOKIE = "station_token"
@@ -86,9 +86,10 @@ def _since(text: str | None, boot: str) -> int:
     return int(seq)
 
 
-def create_app(station: Station) -> Starlette:
-    token = station.settings.token
-    hub = station.hub
+def create_app(*, hub: ViewHub, submit: Submit, token: str | None) -> Starlette:
+    """The station's app: views from ``hub``, requests handed to ``submit`` (which queues them
+    for the controller's loop and returns the future of the answer), ``token`` if one is
+    required."""
 
     def refusal(request: Request) -> Response | None:
         if token is None:
@@ -125,7 +126,7 @@ def create_app(station: Station) -> Starlette:
         latest = hub.latest()
         return Response(latest[1] if latest else "{}", media_type="application/json")
 
-    async def submit(request: Request) -> Response:
+    async def post(request: Request) -> Response:
         refused = refusal(request)
         if refused is not None:
             return refused
@@ -141,7 +142,7 @@ def create_app(station: Station) -> Starlette:
         if not isinstance(data, dict):
             return _error(400, "a request is a JSON object such as {\"cmd\": \"status\"}")
         try:
-            future = station.submit(data)
+            future = submit(data)
             answer = await asyncio.wait_for(asyncio.wrap_future(future), ANSWER_TIMEOUT)
         except BridgeClosed as exc:
             return _error(503, str(exc))
@@ -185,7 +186,7 @@ def create_app(station: Station) -> Starlette:
     routes = [
         Route("/", index),
         Route("/api/view", view),
-        Route("/api/request", submit, methods=["POST"]),
+        Route("/api/request", post, methods=["POST"]),
         Route("/api/events", events),
         Mount("/static", _NoCache(StaticFiles(directory=STATIC)), name="static"),
     ]
