@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from table_controller.daemon.journal import Journal
-from table_controller.engine import GameConfig, Hand, Structure
+from table_controller.engine import GameConfig, Hand, HandResult, PotAward, Structure
+from table_controller.monitor import HandEnd
 from table_controller.phh import format_action, loads
 from table_controller.station.alerts import AlertBoard, Shown, present
-from table_controller.station.view import quick_amounts
+from table_controller.station.view import hand_result, quick_amounts
 from tests.station_kit import StationRig, make_station_rig
 
 
@@ -266,3 +267,17 @@ def test_quick_amounts_follow_the_betting_structure() -> None:
     amounts = [q["amount"] for q in quick_amounts(no_limit.legal_actions(), no_limit,
                                                   Structure.NO_LIMIT)]
     assert amounts == [4, 5, 7, 100]
+
+
+def test_a_split_pot_names_its_odd_chip() -> None:
+    result = HandResult(pots=[PotAward(amount=7, eligible=(1, 2, 3), winners=(1, 3),
+                                       shares={3: 4, 1: 3})],
+                        returned={2: 5}, rake=0, voided=False,
+                        final_stacks={1: 101, 2: 95, 3: 104}, showdown=True)
+    end = HandEnd(number=9, voided=False, cause=None, stacks={1: 101, 2: 95, 3: 104}, t=1.0,
+                  result=result)
+    shown = hand_result(None, end, unit=1)
+    (pot,) = shown["pots"]
+    assert pot["name"] == "main pot" and pot["winners"] == [1, 3]
+    assert pot["shares"] == {"1": 3, "3": 4} and pot["odd_chips"] == {"3": 1}
+    assert shown["returned"] == {"2": 5} and shown["number"] == 9
