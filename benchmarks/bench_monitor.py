@@ -69,7 +69,7 @@ Input = tuple[str, Any]
 
 
 @dataclass(slots=True)
-class Piece:
+class FeltCard:
     card: Card | None
     uid: str
     zone: str = ""
@@ -89,8 +89,8 @@ class Recorder:
     t: float = 100.0
     inputs: list[Input] = field(default_factory=list)
     alerts: list[str] = field(default_factory=list)
-    felt: list[Piece] = field(default_factory=list)
-    stub: list[Piece] = field(default_factory=list)
+    felt: list[FeltCard] = field(default_factory=list)
+    stub: list[FeltCard] = field(default_factory=list)
     serial: int = 0
     injected: Counter[str] = field(default_factory=Counter)
     skip_burn: bool = False
@@ -112,7 +112,7 @@ class Recorder:
             out += self.feed("tick", self.t)
         return out
 
-    def _obs(self, event: CardEvent, p: Piece, zone: str, source: Source) -> CardObservation:
+    def _obs(self, event: CardEvent, p: FeltCard, zone: str, source: Source) -> CardObservation:
         if source is Source.RFID:
             return CardObservation(event=event, zone=zone, t=self.t, source=source, key=p.uid,
                                    card=p.card, deck="B" if p.foreign else "A",
@@ -122,7 +122,7 @@ class Recorder:
                                key=p.track, card=p.card if up else None, face=p.face,
                                joker=p.joker and up)
 
-    def _send(self, pairs: Sequence[tuple[CardEvent, Piece, str]]) -> list[Alert]:
+    def _send(self, pairs: Sequence[tuple[CardEvent, FeltCard, str]]) -> list[Alert]:
         out: list[Alert] = []
         for source in (Source.RFID, Source.CAMERA):
             if source.value in self.sensors:
@@ -130,7 +130,7 @@ class Recorder:
                     out += self.feed("obs", self._obs(event, p, zone, source))
         return out + self.wait()
 
-    def put(self, p: Piece, zone: str, face: Face) -> list[Alert]:
+    def put(self, p: FeltCard, zone: str, face: Face) -> list[Alert]:
         pairs = []
         if p.zone:
             pairs.append((CardEvent.REMOVED, p, p.zone))
@@ -141,7 +141,7 @@ class Recorder:
         pairs.append((CardEvent.PLACED, p, zone))
         return self._send(pairs)
 
-    def flip(self, p: Piece) -> list[Alert]:
+    def flip(self, p: FeltCard) -> list[Alert]:
         p.face = Face.UP
         if "camera" not in self.sensors:
             return self.wait(0.2)
@@ -152,15 +152,15 @@ class Recorder:
         self._send([(CardEvent.REMOVED, p, p.zone) for p in self.felt])
         self.felt.clear()
 
-    def extra(self, card: Card | None, **kw: bool) -> Piece:
+    def extra(self, card: Card | None, **kw: bool) -> FeltCard:
         self.serial += 1
-        return Piece(card=card, uid=f"e{self.serial:07x}", **kw)  # type: ignore[arg-type]
+        return FeltCard(card=card, uid=f"e{self.serial:07x}", **kw)  # type: ignore[arg-type]
 
     # --- one hand ----------------------------------------------------------------------
     def hand(self, number: int) -> None:
         deck = list(DECK)
         self.rng.shuffle(deck)
-        self.stub = [Piece(card=c, uid=f"{number:05x}{i:02x}") for i, c in enumerate(deck)]
+        self.stub = [FeltCard(card=c, uid=f"{number:05x}{i:02x}") for i, c in enumerate(deck)]
         self.skip_burn = False
         error = self.rng.choice(ERRORS) if self.rng.random() < ERROR_RATE else None
         if error in ("joker", "duplicate", "foreign") and "rfid" not in self.sensors:
@@ -248,15 +248,15 @@ class Recorder:
 
 def apply(mon: DealingMonitor, kind: str, value: Any) -> list[Alert]:
     if kind == "obs":
-        return mon.observe(value)
+        return list(mon.observe(value).alerts)
     if kind == "tick":
-        return mon.tick(value)
+        return list(mon.tick(value).alerts)
     if kind == "console":
-        return mon.console(value)
+        return list(mon.console(value).alerts)
     if kind == "resolve":
-        return mon.resolve(*value)
+        return list(mon.resolve(*value).alerts)
     if kind == "showdown":
-        return mon.showdown(value)
+        return list(mon.showdown(value).alerts)
     mon.commit_street()
     return []
 

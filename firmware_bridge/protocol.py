@@ -20,7 +20,7 @@ from enum import IntEnum
 from firmware_bridge.framing import MAX_CONTENT, FrameDecoder, FrameStats, encode_frame
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 0
+PROTOCOL_MINOR = 1
 MAX_UID = 16
 """Longest tag UID in bytes (ISO 14443 uses 4, 7 or 10; ISO 15693 8; UHF EPC 12)."""
 MAX_TEXT = 64
@@ -128,8 +128,12 @@ class DeviceHello:
 
 @dataclass(frozen=True, slots=True)
 class DeviceHeartbeat:
+    """``cycle_ms``: the duration of the device's last scan cycle (protocol 1.1; None from a 1.0
+    device)."""
+
     uptime_ms: int
     tags_present: int
+    cycle_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,8 +262,11 @@ def encode_payload(msg: Message) -> tuple[MessageType, bytes]:
                 _check_u16("scan_period_ms", msg.scan_period_ms),
             ) + _text_field("model", msg.model)
         case DeviceHeartbeat():
-            return MessageType.DEVICE_HEARTBEAT, struct.pack(
-                ">IH", msg.uptime_ms & 0xFFFFFFFF, _check_u16("tags_present", msg.tags_present))
+            payload = struct.pack(">IH", msg.uptime_ms & 0xFFFFFFFF,
+                                  _check_u16("tags_present", msg.tags_present))
+            if msg.cycle_ms is not None:
+                payload += struct.pack(">H", _check_u16("cycle_ms", msg.cycle_ms))
+            return MessageType.DEVICE_HEARTBEAT, payload
         case TagSeen():
             return MessageType.TAG_SEEN, struct.pack(
                 ">BIb", _check_u8("antenna", msg.antenna), msg.time_ms & 0xFFFFFFFF,
@@ -342,7 +349,8 @@ def decode_payload(kind: MessageType, payload: bytes) -> Message:
             return DeviceHello(pmaj, pmin, (fa, fb, fc), ants, rtype, scan, p.text("model"))
         case MessageType.DEVICE_HEARTBEAT:
             uptime, present = p.take(">IH", "fields")
-            return DeviceHeartbeat(uptime, present)
+            cycle = p.take(">H", "cycle_ms")[0] if len(payload) >= 8 else None
+            return DeviceHeartbeat(uptime, present, cycle)
         case MessageType.TAG_SEEN:
             ant, tms, rssi = p.take(">BIb", "fields")
             return TagSeen(ant, p.blob("uid", min_len=1, max_len=MAX_UID), tms, rssi)

@@ -5,8 +5,13 @@ so the reader holds a tag present for ``hold_time`` seconds after it went missin
 removed only if no read came back in that time (docs/protocol.md §6). A placement is reported at
 once: the deal order is checked on placements (rules.md §2), so they must not wait.
 
-One tag is in one zone: a tag read on another antenna has moved, and is reported removed from
-its old zone and placed in the new one at the same instant.
+One tag is in one zone. A tag read on another zone's antenna while its own antenna does not read
+it has moved, and is reported removed from its old zone and placed in the new one at the same
+instant. A tag that two antennas hear at once (a card lying between two seats: protocol 1.1
+reports it on both, each with its signal figure) is placed by the stronger signal: it moves
+only when the other antenna's figure is higher than its own antenna's; equal or unmeasured
+figures keep it where it is. When its own antenna loses it and another still hears it, the
+hold runs as for a flicker, and if it runs out the tag moves to the strongest antenna left.
 
 Time is injected (``clock``, default ``time.monotonic``); :meth:`poll` processes the holds that
 expired by a given time, so a simulator can run the reader on a clock it drives. Observations go
@@ -27,9 +32,10 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from firmware_bridge.protocol import (
+    RSSI_UNKNOWN,
     DeviceError,
     DeviceErrorCode,
     DeviceHeartbeat,
@@ -74,6 +80,8 @@ class ReaderStats:
     unmapped_reads: int = 0
     stale_gone: int = 0
     resolver_errors: int = 0
+    weaker_reads: int = 0
+    """Reads of a placed tag on another zone's antenna with a weaker signal (not a move)."""
     inventories_requested: int = 0
     inventories_completed: int = 0
     inventories_discarded: int = 0
@@ -88,13 +96,28 @@ class _Tag:
     zone: str
     identity: TagIdentity
     gone_since: float | None = None
+    reads: dict[int, int] = field(default_factory=dict)
+    """Mapped antennas reading the tag now (raw edges), each with its signal figure."""
 
 
 @dataclass(slots=True)
 class _Inventory:
     request_id: int
     asked_at: float
-    entries: dict[bytes, int] | None = None
+    entries: dict[bytes, dict[int, int]] | None = None
+    count: int = 0
+
+
+def stronger(new: int, current: int) -> bool:
+    """Whether a read of figure ``new`` wins against the tag's own antenna at ``current``: it
+    does unless both are measured and ``current`` is at least as strong (so two unmeasured
+    reads behave as protocol 1.0 did: a read elsewhere is a move)."""
+    return new == RSSI_UNKNOWN or current == RSSI_UNKNOWN or new > current
+
+
+def strongest(reads: dict[int, int]) -> int:
+    """The antenna with the highest figure (unmeasured lowest; ties: the lowest number)."""
+    return max(sorted(reads), key=lambda a: reads[a])
 
 
 class RfidReader:
@@ -212,7 +235,7 @@ class RfidReader:
                 self._expire(now)
             match msg:
                 case TagSeen():
-                    self._seen(msg.uid, msg.antenna, now)
+                    self._seen(msg.uid, msg.antenna, now, msg.rssi)
                     self._count_tag_event()
                 case TagGone():
                     self._gone(msg.uid, msg.antenna, now)
@@ -221,11 +244,13 @@ class RfidReader:
                     inv = self._inventory
                     if inv is not None and msg.request_id == inv.request_id:
                         inv.entries = {}
+                        inv.count = 0
                 case InventoryEntry():
                     inv = self._inventory
                     if (inv is not None and inv.entries is not None
                             and msg.request_id == inv.request_id):
-                        inv.entries[msg.uid] = msg.antenna
+                        inv.entries.setdefault(msg.uid, {})[msg.antenna] = msg.rssi
+                        inv.count += 1
                 case InventoryEnd():
                     self._inventory_end(msg, now)
                 case DeviceError():
@@ -268,38 +293,60 @@ class RfidReader:
             card=ident.card, face=Face.UNKNOWN, deck=ident.deck, foreign=ident.foreign,
             joker=ident.joker)
 
-    def _seen(self, uid: bytes, antenna: int, now: float) -> None:
+    def _seen(self, uid: bytes, antenna: int, now: float, rssi: int = RSSI_UNKNOWN) -> None:
         zone = self.config.antenna_zones.get(antenna)
         if zone is None:
             self.stats.unmapped_reads += 1
             return
         tag = self._tags.get(uid)
         if tag is None:
-            tag = _Tag(antenna=antenna, zone=zone, identity=self._identify(uid))
+            tag = _Tag(antenna=antenna, zone=zone, identity=self._identify(uid),
+                       reads={antenna: rssi})
             self._tags[uid] = tag
             self.stats.placed += 1
             self._emit(self._card_obs(CardEvent.PLACED, uid, tag, now))
             return
-        if tag.zone == zone:
+        update = antenna in tag.reads   # a figure changed on an antenna already reading it
+        tag.reads[antenna] = rssi
+        if zone == tag.zone:
+            if antenna != tag.antenna and tag.antenna in tag.reads:
+                return                  # a second antenna of the same zone
             if tag.gone_since is not None:
                 self.stats.flicker_absorbed += 1
             tag.gone_since = None
             self._pending.discard(uid)
             tag.antenna = antenna
             return
+        current = tag.reads.get(tag.antenna)
+        if current is None:
+            if update:
+                return                  # its own antenna is in its hold: the hold decides
+        elif not stronger(rssi, current):
+            self.stats.weaker_reads += 1
+            return
+        self._move(uid, tag, antenna, zone, now)
+
+    def _move(self, uid: bytes, tag: _Tag, antenna: int, zone: str, t: float) -> None:
         self.stats.moved += 1
         self.stats.removed += 1
-        self._emit(self._card_obs(CardEvent.REMOVED, uid, tag, now))
+        self._emit(self._card_obs(CardEvent.REMOVED, uid, tag, t))
         tag.antenna, tag.zone, tag.gone_since = antenna, zone, None
         self._pending.discard(uid)
         tag.identity = self._identify(uid)
         self.stats.placed += 1
-        self._emit(self._card_obs(CardEvent.PLACED, uid, tag, now))
+        self._emit(self._card_obs(CardEvent.PLACED, uid, tag, t))
 
     def _gone(self, uid: bytes, antenna: int, now: float) -> None:
         tag = self._tags.get(uid)
+        if tag is not None:
+            tag.reads.pop(antenna, None)
         if tag is None or tag.antenna != antenna:
             self.stats.stale_gone += 1  # already moved elsewhere, or never seen
+            return
+        zones = self.config.antenna_zones
+        same = [a for a in tag.reads if zones.get(a) == tag.zone]
+        if same:
+            tag.antenna = same[0]       # another antenna of its zone still reads it
             return
         if tag.gone_since is None:
             tag.gone_since = now
@@ -314,9 +361,15 @@ class RfidReader:
             since = self._tags[uid].gone_since
             if since is not None and since + hold <= now:
                 due.append((since + hold, uid))
+        zones = self.config.antenna_zones
         for deadline, uid in sorted(due):
             self._pending.discard(uid)
-            tag = self._tags.pop(uid)
+            tag = self._tags[uid]
+            if tag.reads:               # its antenna lost it, another still hears it: moved
+                antenna = strongest(tag.reads)
+                self._move(uid, tag, antenna, zones[antenna], deadline)
+                continue
+            del self._tags[uid]
             self.stats.removed += 1
             self._emit(self._card_obs(CardEvent.REMOVED, uid, tag, deadline))
 
@@ -331,8 +384,8 @@ class RfidReader:
         inv = self._inventory
         if inv is None or msg.request_id != inv.request_id:
             return  # an answer to a request we gave up on
-        if inv.entries is None or len(inv.entries) != msg.entry_count:
-            got = 0 if inv.entries is None else len(inv.entries)
+        if inv.entries is None or inv.count != msg.entry_count:
+            got = 0 if inv.entries is None else inv.count
             log.info("inventory %d incomplete (%d of %d entries): asking again",
                      msg.request_id, got, msg.entry_count)
             self.stats.inventories_discarded += 1
@@ -354,18 +407,38 @@ class RfidReader:
             self._offline_reported = False
             self._expire(now)
 
-    def _reconcile(self, snapshot: dict[bytes, int], now: float) -> None:
+    def _reconcile(self, snapshot: dict[bytes, dict[int, int]], now: float) -> None:
         """Inventory vs. known state: new or moved tags are reported now; known tags missing from
         the snapshot start their hold (one inventory is one scan: it can catch a flicker)."""
         zones = self.config.antenna_zones
-        present = {uid: ant for uid, ant in snapshot.items() if ant in zones}
-        self.stats.unmapped_reads += len(snapshot) - len(present)
-        for uid, antenna in present.items():
-            self._seen(uid, antenna, now)
+        present: dict[bytes, dict[int, int]] = {}
+        for uid, reads in snapshot.items():
+            mapped = {a: r for a, r in reads.items() if a in zones}
+            self.stats.unmapped_reads += len(reads) - len(mapped)
+            if mapped:
+                present[uid] = mapped
+        for uid, reads in present.items():
+            best = strongest(reads)
+            tag = self._tags.get(uid)
+            here = [] if tag is None else [a for a in reads if zones[a] == tag.zone]
+            if tag is not None:
+                tag.reads = {}
+            if tag is not None and here:    # still in its zone; moves only to a stronger one
+                own = tag.antenna if tag.antenna in here else here[0]
+                self._seen(uid, own, now, reads[own])
+                if zones[best] != tag.zone:
+                    self._seen(uid, best, now, reads[best])
+            else:
+                self._seen(uid, best, now, reads[best])
+            placed = self._tags[uid]
+            for antenna, rssi in reads.items():
+                placed.reads.setdefault(antenna, rssi)
         for uid, tag in self._tags.items():
-            if uid not in present and (tag.gone_since is None or self._syncing):
-                tag.gone_since = now  # after an outage the hold restarts: the outage is not absence
-                self._pending.add(uid)
+            if uid not in present:
+                tag.reads = {}
+                if tag.gone_since is None or self._syncing:
+                    tag.gone_since = now  # after an outage the hold restarts: it is not absence
+                    self._pending.add(uid)
 
     def _device_error(self, msg: DeviceError) -> None:
         self.stats.device_errors += 1

@@ -3,7 +3,9 @@
 ``table-controller run --config table.toml`` reads it; ``table_controller/data/table.example.toml``
 is a documented example and docs/running.md describes every key. Sections:
 
-- ``[table]``: seats, game (``nlhe`` ``plhe`` ``flhe``), blinds, ante, rules (``tda`` ``house``),
+- ``[table]``: seats, game (``nlhe`` ``plhe`` ``flhe``), blinds, ante (who posts it:
+  ``ante_format`` ``each`` ``big_blind`` ``button``; ``ante_order`` ``blind_first``
+  ``ante_first``), rules (``tda`` ``house``),
   sensors, the first hand's button, the monitor's settle time;
 - ``players``: ``"console"`` (the dealer console seats them), or a ``[players]`` table of
   ``seat = stack``;
@@ -19,8 +21,8 @@ is a documented example and docs/running.md describes every key. Sections:
   loopback by default, ``"none"``: no station), ``token`` (required on any other address),
   ``clock_time`` and ``clock_count`` (the called clock's minute and final count).
 
-Every problem raises :class:`ConfigError`, whose text names the file, the key and what is wrong;
-nothing is guessed and a key the controller does not know is an error (a misspelt key would
+Every problem raises :class:`TableConfigError`, whose text names the file, the key and what is
+wrong; nothing is guessed and a key the controller does not know is an error (a misspelt key would
 otherwise be silently ignored on a table that takes money). Relative paths are relative to the
 file's folder.
 """
@@ -35,8 +37,8 @@ from typing import Any
 
 from firmware_bridge.gpio.config import GpioConfig, GpioConfigError
 from firmware_bridge.rfid_config import RfidConfig, RfidConfigError
+from table_controller.engine import AnteFormat, AnteOrder, GameConfig, Structure
 from table_controller.engine import ConfigError as EngineConfigError
-from table_controller.engine import GameConfig, Structure
 from table_controller.monitor import MonitorConfig, MonitorError
 from table_controller.vocabulary.cards import Card, CardError, parse_card
 
@@ -51,7 +53,7 @@ DEFAULT_STATION = "127.0.0.1:8080"
 MIN_TOKEN = 16
 
 
-class ConfigError(ValueError):
+class TableConfigError(ValueError):
     """A configuration the controller cannot run with; the text names file, key and problem."""
 
 
@@ -119,8 +121,9 @@ class TableConfig:
 
 _TOP_KEYS = frozenset({"table", "players", "rfid", "gpio", "camera", "decks", "journal", "bus",
                        "sim", "station"})
-_TABLE_KEYS = frozenset({"name", "seats", "game", "small_blind", "big_blind", "ante", "small_bet",
-                         "big_bet", "button", "rules", "sensors", "settle_time", "stub_visible"})
+_TABLE_KEYS = frozenset({"name", "seats", "game", "small_blind", "big_blind", "ante", "ante_format",
+                         "ante_order", "small_bet", "big_bet", "button", "rules", "sensors",
+                         "settle_time", "stub_visible"})
 
 
 class _Reader:
@@ -133,9 +136,9 @@ class _Reader:
             raise self.error(None, f"expected a table [{section}], got {type(data).__name__}")
         self.data: Mapping[str, Any] = data
 
-    def error(self, key: str | None, problem: str) -> ConfigError:
+    def error(self, key: str | None, problem: str) -> TableConfigError:
         where = self.section if key is None else f"{self.section}.{key}"
-        return ConfigError(f"{self.path}: {where}: {problem}")
+        return TableConfigError(f"{self.path}: {where}: {problem}")
 
     def only(self, known: frozenset[str]) -> None:
         unknown = sorted(set(self.data) - known)
@@ -189,18 +192,20 @@ def _resolve(base: Path, text: str) -> Path:
 
 
 def load_config(path: str | Path) -> TableConfig:
-    """Read and check the table's configuration file; :class:`ConfigError` on any problem."""
+    """Read and check the table's configuration file; :class:`TableConfigError` on any problem."""
     name = str(path)
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise ConfigError(f"{name}: cannot read the configuration: {exc.strerror or exc}") from None
+        raise TableConfigError(
+            f"{name}: cannot read the configuration: {exc.strerror or exc}") from None
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise TableConfigError(
+            f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+        raise TableConfigError(f"{name}: not valid TOML: {exc}") from None
     return parse_config(data, path=name, base=Path(name).resolve().parent)
 
 
@@ -212,7 +217,7 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
     _Reader(path, "(top level)", data)  # the document itself must be a table
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
-        raise ConfigError(f"{path}: {unknown[0]}: unknown section (known: "
+        raise TableConfigError(f"{path}: {unknown[0]}: unknown section (known: "
                           f"{', '.join(sorted(_TOP_KEYS))})")
     table = _table(_Reader(path, "table", data.get("table", {})))
     players = _players(path, data.get("players"), table.seats)
@@ -221,9 +226,10 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
     camera = _camera(path, data.get("camera"), base)
     for sensor in sorted(table.monitor.sensors):
         if sensor == "rfid" and rfid is None:
-            raise ConfigError(f"{path}: table.sensors: names rfid but there is no [rfid] section")
+            raise TableConfigError(
+                f"{path}: table.sensors: names rfid but there is no [rfid] section")
         if sensor == "camera" and camera is None:
-            raise ConfigError(f"{path}: table.sensors: names camera but there is no [camera] "
+            raise TableConfigError(f"{path}: table.sensors: names camera but there is no [camera] "
                               "section")
     decks_db = None
     if "decks" in data:
@@ -231,7 +237,7 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
         decks.only(frozenset({"db"}))
         decks_db = decks.path_of("db", base)
     if rfid is not None and decks_db is None:
-        raise ConfigError(f"{path}: decks.db: required with [rfid] (the tag -> card registry, "
+        raise TableConfigError(f"{path}: decks.db: required with [rfid] (the tag -> card registry, "
                           "table-controller deck)")
     journal = _Reader(path, "journal", data.get("journal", {}))
     journal.only(frozenset({"path"}))
@@ -269,7 +275,7 @@ def _station(r: _Reader) -> StationSettings:
         try:
             host, _port = parse_listen(listen, where=f"{r.path}: station.listen")
         except WebServerError as exc:
-            raise ConfigError(str(exc)) from None
+            raise TableConfigError(str(exc)) from None
         if not is_loopback(host) and token is None:
             raise r.error("token", f"required: station.listen {listen!r} is not a loopback "
                                    "address, and a station on a network needs a token")
@@ -311,13 +317,13 @@ def _section(path: str, data: Mapping[str, Any], name: str, build: Any,
         return None
     section = data[name]
     if not isinstance(section, Mapping):
-        raise ConfigError(f"{path}: {name}: expected a table [{name}]")
+        raise TableConfigError(f"{path}: {name}: expected a table [{name}]")
     try:
         return build(section)
     except error as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise TableConfigError(f"{path}: {exc}") from None
     except TypeError as exc:  # a value of the wrong type reaching a dataclass check
-        raise ConfigError(f"{path}: {name}: {exc}") from None
+        raise TableConfigError(f"{path}: {name}: {exc}") from None
 
 
 def _table(r: _Reader) -> TableSettings:
@@ -327,6 +333,12 @@ def _table(r: _Reader) -> TableSettings:
     small_blind = r.integer("small_blind", 1, low=0)
     big_blind = r.integer("big_blind", 2, low=1)
     ante = r.integer("ante", 0, low=0)
+    # who posts the ante: every player, or one ante for the table by the big blind or the
+    # button; blind or ante first when that player is short (rules.md §2, TDA 2024 RP-11)
+    ante_format = AnteFormat(r.text("ante_format", "each",
+                                    choices=tuple(f.value for f in AnteFormat)))
+    ante_order = AnteOrder(r.text("ante_order", "blind_first",
+                                  choices=tuple(o.value for o in AnteOrder)))
     small_bet = r.optional_integer("small_bet", low=1)
     big_bet = r.optional_integer("big_bet", low=1)
     button = r.integer("button", 1, low=1, high=seats)
@@ -341,7 +353,8 @@ def _table(r: _Reader) -> TableSettings:
     settle = r.number("settle_time", 0.3, low=0.0, high=60.0)
     try:
         engine = GameConfig(structure=GAMES[game], small_blind=small_blind, big_blind=big_blind,
-                            ante=ante, small_bet=small_bet, big_bet=big_bet)
+                            ante=ante, ante_format=ante_format, ante_order=ante_order,
+                            small_bet=small_bet, big_bet=big_bet)
     except EngineConfigError as exc:
         raise r.error(None, f"the game is not playable: {exc}") from None
     try:
@@ -359,7 +372,7 @@ def _players(path: str, raw: Any, seats: int) -> Mapping[int, int] | None:
     if raw is None or raw == "console":
         return None
     if isinstance(raw, str):
-        raise ConfigError(f"{path}: players: {raw!r}: write players = \"console\" or a "
+        raise TableConfigError(f"{path}: players: {raw!r}: write players = \"console\" or a "
                           "[players] table of seat = stack")
     r = _Reader(path, "players", raw)
     out: dict[int, int] = {}
@@ -390,5 +403,5 @@ def _camera(path: str, raw: Any, base: Path) -> CameraSettings | None:
         config_from_mapping({k: v for k, v in r.data.items() if k != "templates"},
                             where=f"{path}: camera")
     except CalibrationError as exc:
-        raise ConfigError(str(exc).replace("[vision", "[camera")) from None
+        raise TableConfigError(str(exc).replace("[vision", "[camera")) from None
     return CameraSettings(source=source, deck=deck, templates=templates, raw=dict(r.data))

@@ -15,17 +15,37 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
 
 # Deterministic property tests: the same examples on every run and every machine (no example
-# database, no random seed). A run with more examples: HYPOTHESIS_PROFILE=thorough.
-settings.register_profile("deterministic", derandomize=True, database=None)
+# database, no random seed, no deadline: how long an example takes on a loaded machine is not
+# the test's business, benchmarks measure speed). A run with more examples:
+# HYPOTHESIS_PROFILE=thorough.
+settings.register_profile("deterministic", derandomize=True, database=None, deadline=None)
 settings.register_profile("thorough", settings.get_profile("deterministic"), max_examples=2000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
+SCENARIO_FIXTURES = Path(__file__).parent / "scenarios" / "fixtures"
+
+
+@pytest.fixture
+def scenario_file() -> Callable[[str], Path]:
+    """The scenario file a test reads, by name: ``scenario_file("runner-faults")`` is
+    ``tests/scenarios/fixtures/runner-faults.toml``. Scenario text lives in files, never inline
+    in test code; the files under ``fixtures/`` are each read by the tests that name them (the
+    files directly under ``tests/scenarios/`` are all run with ``sim --check``)."""
+    def find(name: str) -> Path:
+        path = SCENARIO_FIXTURES / f"{name}.toml"
+        if not path.is_file():
+            raise FileNotFoundError(f"no scenario fixture {path}")
+        return path
+    return find
+
 
 _ENABLED = os.environ.get("PHH_ROUND_TRIP", "1") != "0"
 _pending: list[tuple[Any, Any]] = []  # (hand, config) started since the last check

@@ -190,6 +190,11 @@ def pokerkit_skip_reason(hand: Any, config: Any) -> str | None:
         isinstance(r, Posted) and r.kind is PostKind.STRADDLE for r in hand.log
     ):
         return "dead small blind with a straddle: pokerkit reads the straddle as the big blind"
+    if _single_ante_short(hand, config):
+        return (
+            "big-blind or button ante posted short after the blind (blind first, TDA 2024 "
+            "RP-11): pokerkit posts the ante first"
+        )
     if _short_big_blind(hand, config):
         return (
             "big blind posted short (all-in, or nothing left after the ante): the engine makes "
@@ -219,6 +224,17 @@ def pokerkit_skip_reason(hand: Any, config: Any) -> str | None:
         if any(n > 4 for n in raises.values()):
             return "fixed-limit raising past the cap heads-up (cash game, TDA 40): pokerkit caps"
     return None
+
+
+def _single_ante_short(hand: Any, config: Any) -> bool:
+    """Whether the single ante's poster could not cover his blind and the ante with the blind
+    posted first (the order pokerkit does not play)."""
+    from table_controller.engine import AnteOrder, Posted, PostKind
+
+    if hand.ante_seat is None or config.ante_order is not AnteOrder.BLIND_FIRST:
+        return False
+    posted = sum(r.amount for r in hand.log if isinstance(r, Posted) and r.kind is PostKind.ANTE)
+    return bool(posted < config.ante)
 
 
 def _short_big_blind(hand: Any, config: Any) -> bool:

@@ -15,11 +15,12 @@ from typing import Any
 import zmq
 
 from hw_sim.devices.clock import SimClock
+from hw_sim.devices.sim_table import SimTable
+from hw_sim.harness.console_dealer import ConsoleDealer
 from table_controller.config import StationSettings
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.controller import Controller
 from table_controller.daemon.journal import Journal
-from table_controller.daemon.simtable import SimTable
 from table_controller.engine import GameConfig, Table
 from table_controller.monitor import DealingMonitor, MonitorConfig
 from table_controller.phh import Context
@@ -34,6 +35,7 @@ class StationRig:
     clock: SimClock
     table: Table
     sim: SimTable
+    dealer: ConsoleDealer
     controller: Controller
     station: Station
     journal_path: Path
@@ -61,7 +63,7 @@ class StationRig:
     def settle(self, seconds: float = 1.2) -> None:
         """Until the simulated dealer is done and the table has been still for ``seconds``."""
         steps = 0
-        while self.sim.busy:
+        while self.dealer.busy:
             self.tick()
             steps += 1
             assert steps < 500, "the simulated dealer never finished"
@@ -99,10 +101,11 @@ def make_station_rig(tmp_path: Path, *, serve: bool = False, token: str | None =
         table.sit(seat, 100)
     table.set_button(1)
     monitor = DealingMonitor(table, config=MonitorConfig(sensors=frozenset({"rfid"})))
-    sim = SimTable(clock=clock, seed=7, deal_order=monitor.deal_order,
+    sim = SimTable(clock=clock, seed=7, sensors=monitor.config.sensors,
                    first_order=tuple(parse_card(c) for c in ("As", "Kd", "Qh", "Jc", "Ts",
-                                                             "9d")),
-                   open_alerts=lambda: monitor.open_alerts)
+                                                             "9d")))
+    dealer = ConsoleDealer(sim, deal_order=monitor.deal_order,
+                           open_alerts=lambda: monitor.open_alerts, rules=monitor.config.rules)
     journal = Journal.open(tmp_path / "journal.sqlite", busy_timeout=0.02)
     bus = EventBus(public=f"ipc://{tmp_path}/public", floor=f"ipc://{tmp_path}/floor",
                    context=ctx)
@@ -110,10 +113,10 @@ def make_station_rig(tmp_path: Path, *, serve: bool = False, token: str | None =
     station = Station(StationSettings(listen="127.0.0.1:0" if serve else None, token=token,
                                       clock_time=clock_time, clock_count=clock_count),
                       sim=True)
-    controller = Controller(monitor=monitor, sensors=sim.sensors, journal=journal, bus=bus,
-                            console=console, outputs=sim.outputs(), clock=clock,
-                            commands={**sim.commands(), **station.commands()},
-                            extra_status=sim.status,
+    controller = Controller(monitor=monitor, sensors=[dealer, *sim.sensors], journal=journal,
+                            bus=bus, console=console, outputs=sim.outputs(), clock=clock,
+                            commands={**dealer.commands(), **station.commands()},
+                            extra_status=dealer.status, also_close=[sim.model.close],
                             phh_context=Context(seat_count=6, table="test"))
     journal.start_run(t=clock(), wall="2026-11-30T12:00:00.000+00:00", table_name="test",
                       config="{}")
@@ -121,7 +124,8 @@ def make_station_rig(tmp_path: Path, *, serve: bool = False, token: str | None =
     req: zmq.Socket[Any] = ctx.socket(zmq.REQ)
     req.setsockopt(zmq.LINGER, 0)
     req.connect(console.endpoint)
-    rig = StationRig(clock, table, sim, controller, station, tmp_path / "journal.sqlite", req)
+    rig = StationRig(clock, table, sim, dealer, controller, station,
+                     tmp_path / "journal.sqlite", req)
     try:
         yield rig
     finally:

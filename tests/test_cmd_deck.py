@@ -15,7 +15,7 @@ from table_controller.vocabulary.cards import DECK
 
 
 def uid(deck: int, index: int) -> bytes:
-    return bytes([0x04, deck, 0xB0, index, 0x55, 0x66, 0x77])
+    return bytes([0xE0, 0x04, 0x01, deck, 0xB0, 0x55, index, index * 5 & 0xFF])
 
 
 def write_deck(path: Path, deck: int, *, drop: int = 0, extra: str = "") -> Path:
@@ -163,7 +163,8 @@ def test_enroll_over_the_serial_link(tmp_path: Path, monkeypatch: pytest.MonkeyP
         command.start()
         # the link is up once the host sends heartbeats (after its handshake)
         assert ctrl.wait_until(lambda: ctrl.host_heartbeats >= 1, timeout=10)
-        ctrl.place(b"\x09\x09\x09\x09", 1)  # another antenna: not the enrolment antenna
+        # another antenna: not the enrolment antenna
+        ctrl.place(bytes.fromhex("e009090909090909"), 1)
         ctrl.scan_once()
         previous: bytes | None = None
         for card in ENROLMENT_ORDER:
@@ -182,7 +183,7 @@ def test_enroll_over_the_serial_link(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert "already enrolled" not in out  # a flicker is not a second placement
     registry = DeckRegistry.open(db)
     assert registry.identify(uid(1, 0)).card == DECK[0]
-    assert registry.identify(b"\x09\x09\x09\x09").card is None
+    assert registry.identify(bytes.fromhex("e009090909090909")).card is None
 
 
 def test_link_status_is_said_once_per_reason() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
-from table_controller.config import ConfigError, load_config
-from table_controller.engine import Structure
+from table_controller.config import TableConfigError, load_config
+from table_controller.engine import AnteFormat, AnteOrder, Structure
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "table_controller" / "data" / \
     "table.example.toml"
@@ -74,8 +74,23 @@ def test_fixed_limit_with_bet_sizes(tmp_path: Path) -> None:
     assert config.table.engine.big_bet == 4
 
 
+def test_big_blind_ante(tmp_path: Path) -> None:
+    """[table] ante_format / ante_order reach the engine (rules.md §2, TDA 2024 RP-11)."""
+    text = MINIMAL.replace("seats = 6", 'seats = 6\nante = 2\nante_format = "big_blind"')
+    engine = load_config(write(tmp_path, text)).table.engine
+    assert engine.ante == 2 and engine.ante_format is AnteFormat.BIG_BLIND
+    assert engine.ante_order is AnteOrder.BLIND_FIRST
+    text = text.replace('"big_blind"', '"button"\nante_order = "ante_first"')
+    engine = load_config(write(tmp_path, text)).table.engine
+    assert engine.ante_format is AnteFormat.BUTTON and engine.ante_order is AnteOrder.ANTE_FIRST
+    assert load_config(EXAMPLE).table.engine.ante_format is AnteFormat.EACH
+
+
 @pytest.mark.parametrize(("change", "names"), [
     (("[table]", "[table\n"), ["not valid TOML"]),
+    (("seats = 6", 'seats = 6\nante_format = "dealer"'), ["table.ante_format", "'dealer'",
+                                                        "big_blind"]),
+    (("seats = 6", 'seats = 6\nante_order = 1'), ["table.ante_order", "not a text"]),
     (("seats = 6", "seats = 6\ncolour = \"green\""), ["table.colour", "unknown key"]),
     (("seats = 6", 'seats = "six"'), ["table.seats", "'six'", "not a whole number"]),
     (("seats = 6", "seats = 12"), ["table.seats", "out of range"]),
@@ -111,7 +126,7 @@ def test_mistakes_name_file_key_and_problem(tmp_path: Path, change: tuple[str, s
     old, new = change
     assert old in MINIMAL
     path = write(tmp_path, MINIMAL.replace(old, new, 1))
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(TableConfigError) as info:
         load_config(path)
     message = str(info.value)
     assert message.startswith(str(path)), message
@@ -127,7 +142,7 @@ def test_mistakes_name_file_key_and_problem(tmp_path: Path, change: tuple[str, s
 ])
 def test_camera_mistakes(tmp_path: Path, section: str, names: list[str]) -> None:
     path = write(tmp_path, MINIMAL + section + "\n")
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(TableConfigError) as info:
         load_config(path)
     message = str(info.value)
     assert str(path) in message
@@ -136,11 +151,11 @@ def test_camera_mistakes(tmp_path: Path, section: str, names: list[str]) -> None
 
 
 def test_missing_file_and_non_utf8(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(TableConfigError, match="cannot read"):
         load_config(tmp_path / "absent.toml")
     bad = tmp_path / "latin1.toml"
     bad.write_bytes(b"[table]\nname = \"caf\xe9\"\n")
-    with pytest.raises(ConfigError, match="not UTF-8"):
+    with pytest.raises(TableConfigError, match="not UTF-8"):
         load_config(bad)
 
 

@@ -20,10 +20,11 @@ import pytest
 import zmq
 
 from hw_sim.devices.clock import SimClock
+from hw_sim.devices.sim_table import SimTable
+from hw_sim.harness.console_dealer import ConsoleDealer
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.controller import Controller
 from table_controller.daemon.journal import Journal
-from table_controller.daemon.simtable import SimTable
 from table_controller.engine import GameConfig, Table
 from table_controller.monitor import DealingMonitor, MonitorConfig
 from table_controller.phh import loads, replay
@@ -41,10 +42,11 @@ WAIT_S = 10.0
 
 
 @dataclass
-class Rig:
+class SimRig:
     clock: SimClock
     table: Table
     sim: SimTable
+    dealer: ConsoleDealer
     controller: Controller
     journal_path: Path
     req: zmq.Socket[Any]
@@ -67,7 +69,7 @@ class Rig:
         """Let simulated time pass (0.1 s per look) until the dealer is done and the table has
         been still for ``seconds`` (longer than the reader's hold and the settle time)."""
         steps = 0
-        while self.sim.busy:
+        while self.dealer.busy:
             self.tick()
             steps += 1
             assert steps < 500, "the simulated dealer never finished"
@@ -94,16 +96,16 @@ def subscriber(ctx: zmq.Context[Any], endpoint: str) -> zmq.Socket[Any]:
 
 
 @pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
+def rig(tmp_path: Path) -> Iterator[SimRig]:
     yield from make_rig(tmp_path, frozenset({"rfid"}))
 
 
 @pytest.fixture
-def camera_rig(tmp_path: Path) -> Iterator[Rig]:
+def camera_rig(tmp_path: Path) -> Iterator[SimRig]:
     yield from make_rig(tmp_path, frozenset({"rfid", "camera"}))
 
 
-def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
+def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[SimRig]:
     ctx: zmq.Context[Any] = zmq.Context()
     clock = SimClock()
     table = Table(GameConfig(small_blind=1, big_blind=2), seats=6)
@@ -111,16 +113,17 @@ def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
         table.sit(seat, 100)
     table.set_button(1)
     monitor = DealingMonitor(table, config=MonitorConfig(sensors=sensors))
-    sim = SimTable(clock=clock, seed=7, deal_order=monitor.deal_order,
-                   first_order=(parse_card("As"), parse_card("Kd")),
-                   camera="camera" in sensors)
+    sim = SimTable(clock=clock, seed=7, sensors=sensors,
+                   first_order=(parse_card("As"), parse_card("Kd")))
+    dealer = ConsoleDealer(sim, deal_order=monitor.deal_order)
     journal = Journal.open(tmp_path / "journal.sqlite", busy_timeout=0.02)
     bus = EventBus(public=f"ipc://{tmp_path}/public", floor=f"ipc://{tmp_path}/floor",
                    context=ctx)
     console = ConsoleServer(f"ipc://{tmp_path}/console", context=ctx)
-    controller = Controller(monitor=monitor, sensors=sim.sensors, journal=journal, bus=bus,
-                            console=console, outputs=sim.outputs(), clock=clock,
-                            commands=sim.commands(), extra_status=sim.status)
+    controller = Controller(monitor=monitor, sensors=[dealer, *sim.sensors], journal=journal,
+                            bus=bus, console=console, outputs=sim.outputs(), clock=clock,
+                            commands=dealer.commands(), extra_status=dealer.status,
+                            also_close=[sim.model.close])
     journal.start_run(t=clock(), wall="2026-11-30T12:00:00.000+00:00", table_name="test",
                       config="{}")
     public = subscriber(ctx, bus.public_endpoint)
@@ -136,7 +139,8 @@ def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
     req: zmq.Socket[Any] = ctx.socket(zmq.REQ)
     req.setsockopt(zmq.LINGER, 0)
     req.connect(console.endpoint)
-    r = Rig(clock, table, sim, controller, tmp_path / "journal.sqlite", req, public, floor)
+    r = SimRig(clock, table, sim, dealer, controller, tmp_path / "journal.sqlite", req, public,
+            floor)
     try:
         yield r
     finally:
@@ -146,7 +150,7 @@ def make_rig(tmp_path: Path, sensors: frozenset[str]) -> Iterator[Rig]:
         ctx.destroy(linger=0)
 
 
-def test_a_misdeal_then_a_hand_played_out(rig: Rig) -> None:
+def test_a_misdeal_then_a_hand_played_out(rig: SimRig) -> None:
     assert rig.ask({"cmd": "sim_press"})["ok"]
     rig.settle()
     status = rig.ask({"cmd": "status"})
@@ -282,9 +286,11 @@ class FailingBus:
         pass
 
 
-def test_faults_do_not_stop_the_table(rig: Rig, caplog: pytest.LogCaptureFixture) -> None:
+def test_faults_do_not_stop_the_table(rig: SimRig, caplog: pytest.LogCaptureFixture) -> None:
     broken, strange = Broken(), Strange()
     rig.controller.sensors[:0] = [broken, strange]
+    faults: list[str] = []
+    rig.controller.on_fault = faults.append  # a table has none; the scenario runner stops
     rig.controller.bus = FailingBus()  # type: ignore[assignment]
     own = rig.controller.journal
     assert own is not None
@@ -297,6 +303,8 @@ def test_faults_do_not_stop_the_table(rig: Rig, caplog: pytest.LogCaptureFixture
     assert rig.ask({"cmd": "status"})["hand"] == 1  # the button still started the hand
     assert own.pending > 0  # nothing written, nothing lost
     assert "sensor broken failed" in caplog.text and "not published" in caplog.text
+    assert "sensor broken failed: OSError: device unplugged" in faults
+    assert any("pool" in f for f in faults)  # the refused observation, with the reason
     assert "write failed" in caplog.text
     blocker.execute("ROLLBACK")
     blocker.close()
@@ -311,13 +319,13 @@ def test_faults_do_not_stop_the_table(rig: Rig, caplog: pytest.LogCaptureFixture
     journal.close()
 
 
-def act(rig: Rig, *actions: tuple[int, str]) -> None:
+def act(rig: SimRig, *actions: tuple[int, str]) -> None:
     for seat, kind in actions:
         answer = rig.ask({"cmd": "action", "seat": seat, "kind": kind})
         assert answer["ok"], answer
 
 
-def test_showdown_and_a_floor_void(rig: Rig) -> None:
+def test_showdown_and_a_floor_void(rig: SimRig) -> None:
     assert rig.ask({"cmd": "sim_press"})["ok"]
     rig.settle()
     assert rig.ask({"cmd": "sim_deal", "street": "hole"})["ok"]
@@ -354,7 +362,7 @@ def test_showdown_and_a_floor_void(rig: Rig) -> None:
     assert not [e for t, e in rig.seen_public if t == "alert"]  # a clean hand: no alerts
 
 
-def test_an_exposed_card_is_public_a_hole_card_is_not(camera_rig: Rig) -> None:
+def test_an_exposed_card_is_public_a_hole_card_is_not(camera_rig: SimRig) -> None:
     """With the camera: the third card of the deal lands face up (EXPOSED_CARD_REPLACE). Every
     player saw it, so the public channel shows it; the face-down cards stay hidden."""
     rig = camera_rig

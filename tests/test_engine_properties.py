@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from table_controller.engine import (
     Action,
     ActionKind,
+    AnteFormat,
+    AnteOrder,
     GameConfig,
     Hand,
     IllegalAction,
@@ -38,6 +40,8 @@ def configs(draw: st.DrawFn) -> GameConfig:
         small_blind=draw(st.integers(0, big)),
         big_blind=big,
         ante=draw(st.integers(0, 3)),
+        ante_format=draw(st.sampled_from(list(AnteFormat))),
+        ante_order=draw(st.sampled_from(list(AnteOrder))),
         tournament=rake is None and draw(st.booleans()),  # no rake in tournaments [002 #56]
         odd_chip=draw(st.sampled_from(list(OddChipRule))),
         rake=rake,
@@ -171,9 +175,12 @@ def check_result(hand: Hand) -> None:
     for pot in result.pots:
         assert sum(pot.shares.values()) == pot.amount
         assert set(pot.shares) <= set(pot.eligible)
+    # a single (big blind or button) ante is dead: anyone may win it, nobody had to match it
+    dead = hand.dead_ante
+    layered = {s: c - (dead if s == hand.ante_seat else 0) for s, c in put_in.items()}
     for seat, final in result.final_stacks.items():
         won = final - (start[seat] - put_in[seat])
-        covered = sum(min(put_in[seat], put_in[other]) for other in put_in)
+        covered = sum(min(layered[seat], layered[other]) for other in layered) + dead
         assert won <= covered, f"seat {seat} won {won}, covered only {covered}"
 
 

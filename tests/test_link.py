@@ -43,9 +43,10 @@ FAST = LinkConfig(heartbeat_interval=0.1, rx_timeout=2.0, handshake_timeout=1.0,
                   backoff_initial=0.02, backoff_max=0.1)
 """Quick heartbeats and retries; the silence timeout stays generous so that a loaded test
 machine does not drop the link where a test does not mean it to."""
-UIDS = {card: bytes([0x04, 0xA0, card.index, 0x5C]) for card in DECK}
+UIDS = {card: bytes([0xE0, 0x04, 0x01, 0xA0, 0x5C, 0x00, card.index, card.index * 7 & 0xFF])
+        for card in DECK}
 CARDS = {uid: card for card, uid in UIDS.items()}
-SENTINEL = b"\x04\xff\xff"
+SENTINEL = bytes.fromhex("e00401ffffff")
 ANTENNA = {zone: ant for ant, zone in DEFAULT_ANTENNA_ZONES.items()}
 
 
@@ -96,7 +97,7 @@ class Rig:
         """Everything the controller sent before now has been handled by the reader: a fresh
         sentinel tag is placed and its placement awaited (frames arrive in order)."""
         self.sentinels += 1
-        uid = SENTINEL + bytes([self.sentinels])
+        uid = SENTINEL + bytes([self.sentinels, self.sentinels * 13 & 0xFF])
         self.ctrl.place(uid, ANTENNA["shuffler"])
         self.ctrl.scan(self.ctrl.flicker.max_burst_cycles + 1)  # read at least once
         self.card(CardEvent.PLACED, uid, "shuffler")
@@ -326,7 +327,7 @@ def test_incompatible_protocol_version_is_refused() -> None:
     rig = make_rig(protocol_major=2)
     try:
         obs = rig.status(False)
-        assert "protocol 2.0" in obs.detail
+        assert "protocol 2.1" in obs.detail   # the firmware speaks 1.1, here with major 2
     finally:
         rig.link.stop()
         rig.ctrl.stop()

@@ -9,7 +9,7 @@ from table_controller.monitor import MonitorError
 from table_controller.vocabulary.cards import Card, parse_card
 from table_controller.vocabulary.observations import Face
 from table_controller.vocabulary.zones import BOARD, BURN
-from tests.test_monitor_kit import MODE_IDS, MODES, Felt, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, Felt, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}
 

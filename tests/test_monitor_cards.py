@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from table_controller.monitor import ConsoleAction
-from table_controller.vocabulary.alerts import Severity
+from table_controller.vocabulary.alerts import Alert, Severity
 from table_controller.vocabulary.cards import parse_card
 from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
 from table_controller.vocabulary.zones import BOARD, BURN, SHUFFLER
-from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}
 
@@ -81,11 +81,11 @@ def test_joker_is_discarded_and_replaced(sensors: tuple[str, ...]) -> None:
     joker = felt.on_felt("seat3")[0]
     assert codes(felt.resolve("JOKER")) == ["JOKER"]  # not discarded yet
     felt.alerts += felt.mon.observe(CardObservation(
-        event=CardEvent.REMOVED, zone="seat3", t=felt.t, source=Source.RFID, key=joker.uid))
+        event=CardEvent.REMOVED, zone="seat3", t=felt.t, source=Source.RFID, key=joker.uid)).alerts
     if joker.track is not None:
         felt.alerts += felt.mon.observe(CardObservation(
             event=CardEvent.REMOVED, zone="seat3", t=felt.t, source=Source.CAMERA,
-            key=joker.track))
+            key=joker.track)).alerts
     joker.zone = "gone"
     felt.settle()
     for seat in (3, 1, 2, 3, 1):  # the joker took no place in the deal
@@ -98,9 +98,9 @@ def test_joker_is_discarded_and_replaced(sensors: tuple[str, ...]) -> None:
 def test_face_up_card_in_the_stub(sensors: tuple[str, ...]) -> None:
     felt = monitor(THREE, sensors=sensors, seats=3)
     felt.button()
-    out = felt.mon.observe(CardObservation(
+    out = list(felt.mon.observe(CardObservation(
         event=CardEvent.PLACED, zone=SHUFFLER, t=felt.t, source=Source.CAMERA, key="stub1",
-        card=parse_card("8h"), face=Face.UP))
+        card=parse_card("8h"), face=Face.UP)).alerts)
     out += felt.settle()
     assert codes(out) == ["FACE_UP_IN_DECK"] and out[0].cards == (parse_card("8h"),)
     assert codes(felt.resolve("FACE_UP_IN_DECK")) == ["FACE_UP_IN_DECK"]
@@ -108,9 +108,9 @@ def test_face_up_card_in_the_stub(sensors: tuple[str, ...]) -> None:
                                      source=Source.CAMERA, key="stub1"))
     felt.settle()
     assert felt.resolve("FACE_UP_IN_DECK") == []
-    out = felt.mon.observe(CardObservation(
+    out = list(felt.mon.observe(CardObservation(
         event=CardEvent.PLACED, zone=SHUFFLER, t=felt.t, source=Source.CAMERA, key="stub2",
-        card=parse_card("9h"), face=Face.UP))
+        card=parse_card("9h"), face=Face.UP)).alerts)
     assert codes(out + felt.settle()) == ["MISDEAL_MULTIPLE_EXPOSED"]  # two seen [002 #31]
 
 
@@ -165,7 +165,7 @@ def test_time_expired_kills_the_hand() -> None:
     felt = monitor(THREE, seats=3)
     felt.button()
     felt.deal_hole()
-    out = felt.mon.console(ConsoleAction(1, "time_expired", None, felt.t))
+    out = list(felt.mon.console(ConsoleAction(1, "time_expired", None, felt.t)).alerts)
     assert [a.code for a in out] == ["TIME_EXPIRED"] and out[0].seat == 1
     assert codes(felt.act("2 fold")) == []
     assert felt.mon.table.stacks == {1: 100, 2: 99, 3: 101}
@@ -215,7 +215,7 @@ def test_showdown_player_who_mucks_wins_nothing(sensors: tuple[str, ...]) -> Non
     for seat in order[:-1]:
         for p in felt.on_felt(f"seat{seat}"):
             felt.flip(str(p.card), f"seat{seat}")
-    assert codes(felt.mon.showdown(felt.t), game_only=False) == []
+    assert codes(list(felt.mon.showdown(felt.t).alerts), game_only=False) == []
     result = felt.mon.events[-1].result
     assert result is not None and mucker not in {w for pot in result.pots for w in pot.winners}
     assert felt.mon.table.stacks[mucker] == 98
@@ -225,13 +225,13 @@ def test_other_deck_in_the_shuffler_is_not_foreign() -> None:
     """Two decks alternate at a table (rules.md §1): the other deck waiting in the shuffler is
     neither a FOREIGN_CARD nor a hole in the deck check."""
     felt = monitor(THREE, sensors=("rfid",), seats=3, stub_visible=True)
-    out = []
+    out: list[Alert] = []
     for p in felt.stub:
         out += felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=SHUFFLER,
                                                 t=felt.t, source=Source.RFID, key=p.uid,
-                                                card=p.card))
+                                                card=p.card)).alerts
     for i, p in enumerate(felt.stub[:10]):
         out += felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=SHUFFLER,
                                                 t=felt.t, source=Source.RFID, key=f"b{i}",
-                                                card=p.card, deck="B", foreign=True))
+                                                card=p.card, deck="B", foreign=True)).alerts
     assert out == [] and felt.button() == []

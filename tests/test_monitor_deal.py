@@ -12,7 +12,7 @@ from table_controller.monitor import ConsoleAction, MonitorError
 from table_controller.vocabulary.alerts import Severity
 from table_controller.vocabulary.observations import Face
 from table_controller.vocabulary.zones import BURN
-from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, codes, monitor
 
 FOUR = {1: 100, 2: 100, 3: 100, 4: 100}
 CAMERA_MODES = (("camera",), ("rfid", "camera"))
@@ -182,8 +182,8 @@ def test_two_extra_cards_are_a_misdeal() -> None:
 def test_button_position_reported_by_console() -> None:
     felt = monitor(FOUR, seats=4)
     felt.button()
-    assert felt.mon.console(ConsoleAction(1, "button", None, felt.t)) == []
-    out = felt.mon.console(ConsoleAction(3, "button", None, felt.t))
+    assert list(felt.mon.console(ConsoleAction(1, "button", None, felt.t)).alerts) == []
+    out = list(felt.mon.console(ConsoleAction(3, "button", None, felt.t)).alerts)
     assert codes(out) == ["MISDEAL_BUTTON_POSITION"]
     assert "move the button to seat 1" in out[0].remedy
 
@@ -194,7 +194,7 @@ def test_two_folds_are_not_substantial_action() -> None:
     felt.button()
     felt.deal_hole()
     felt.act("4 fold", "5 fold")
-    out = felt.mon.console(ConsoleAction(3, "button", None, felt.t))
+    out = list(felt.mon.console(ConsoleAction(3, "button", None, felt.t)).alerts)
     assert codes(out) == ["MISDEAL_BUTTON_POSITION"]
 
 
@@ -205,7 +205,7 @@ def test_misdeal_after_substantial_action_is_a_warning(actions: tuple[str, ...])
     felt.button()
     felt.deal_hole()
     felt.act(*actions)
-    out = felt.mon.console(ConsoleAction(3, "button", None, felt.t))
+    out = list(felt.mon.console(ConsoleAction(3, "button", None, felt.t)).alerts)
     assert codes(out) == ["MISDEAL_AFTER_ACTION"]
     assert out[0].extra["condition"] == "MISDEAL_BUTTON_POSITION"
     assert felt.mon.halted is None

@@ -18,7 +18,7 @@ from table_controller.vocabulary.observations import (
     Source,
 )
 from table_controller.vocabulary.zones import BOARD
-from tests.test_monitor_kit import MODE_IDS, MODES, Felt, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, Felt, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}
 
@@ -33,7 +33,7 @@ def flicker(felt: Felt, zone: str, *, source: Source, gap: float = 0.1) -> list[
         out += felt.mon.observe(CardObservation(
             event=event, zone=zone, t=felt.t, source=source, key=key,
             card=p.card if source is Source.RFID or p.face is Face.UP else None,
-            face=Face.UNKNOWN if source is Source.RFID else p.face))
+            face=Face.UNKNOWN if source is Source.RFID else p.face)).alerts
         out += felt.settle(gap)
     return out
 
@@ -67,8 +67,8 @@ def test_removal_counts_after_the_settle_time() -> None:
 def test_camera_sees_a_card_the_reader_does_not() -> None:
     felt = monitor(THREE, seats=3)
     felt.button()
-    out = felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone="seat2", t=felt.t,
-                                           source=Source.CAMERA, key="t1", face=Face.DOWN))
+    out = list(felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone="seat2", t=felt.t,
+                                           source=Source.CAMERA, key="t1", face=Face.DOWN)).alerts)
     assert out == [] and felt.mon.fusion.picture.in_zone("seat2") == []  # waits for the tag
     out = felt.settle()
     assert [a.code for a in out] == ["SENSOR_CONFLICT"]
@@ -80,9 +80,9 @@ def test_camera_sees_a_card_the_reader_does_not() -> None:
 def test_reader_sees_a_card_the_camera_does_not() -> None:
     felt = monitor(THREE, seats=3)
     felt.button()
-    out = felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone="seat2", t=felt.t,
+    out = list(felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone="seat2", t=felt.t,
                                            source=Source.RFID, key="u1",
-                                           card=parse_card("7h")))
+                                           card=parse_card("7h"))).alerts)
     out += felt.settle()
     assert [a.code for a in out] == ["SENSOR_CONFLICT"]
     assert "the camera does not" in out[0].message
@@ -97,9 +97,9 @@ def test_identity_disagreement_on_a_face_up_card() -> None:
     felt.place("burn")
     felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=BOARD, t=felt.t,
                                      source=Source.RFID, key="u9", card=parse_card("Qs")))
-    out = felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=BOARD, t=felt.t,
+    out = list(felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=BOARD, t=felt.t,
                                            source=Source.CAMERA, key="t9",
-                                           card=parse_card("Qc"), face=Face.UP))
+                                           card=parse_card("Qc"), face=Face.UP)).alerts)
     out += felt.settle()
     assert [a.code for a in out] == ["SENSOR_CONFLICT"]
     assert "the tag says Qs, the camera sees Qc" in out[0].message
@@ -117,13 +117,13 @@ def test_reader_offline_camera_carries_on_then_recovery_is_quiet() -> None:
     for seat in (3, 1, 2, 3, 1):
         assert codes(felt.place(f"seat{seat}"), game_only=False) == []
     felt.sensors = frozenset({"rfid", "camera"})
-    out = felt.mon.observe(SensorStatus(Source.RFID, True, felt.t, "link back"))
+    out = list(felt.mon.observe(SensorStatus(Source.RFID, True, felt.t, "link back")).alerts)
     assert [a.code for a in out] == ["SENSOR_RECOVERED"] and "link back" in out[0].message
     for p in felt.pieces:  # the reader reports every tag it sees again
         if p.zone.startswith("seat"):
             out += felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=p.zone,
                                                     t=felt.t, source=Source.RFID, key=p.uid,
-                                                    card=p.card))
+                                                    card=p.card)).alerts
     out += felt.settle()
     assert codes(out, game_only=False) == ["SENSOR_RECOVERED"]
     assert codes(felt.act("1 fold", "2 fold"), game_only=False) == []
@@ -145,8 +145,8 @@ def test_unknown_zone_is_a_clear_error() -> None:
 def test_sensor_not_configured_is_ignored() -> None:
     felt = monitor(THREE, sensors=("rfid",), seats=3)
     felt.button()
-    out = felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone="seat3", t=felt.t,
-                                           source=Source.CAMERA, key="t1", face=Face.UP))
+    out = list(felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone="seat3", t=felt.t,
+                                           source=Source.CAMERA, key="t1", face=Face.UP)).alerts)
     assert out == [] and felt.mon.fusion.picture.in_zone("seat3") == []
 
 

@@ -18,7 +18,7 @@ from table_controller.vocabulary.observations import (
     Source,
 )
 from table_controller.vocabulary.zones import ALL_ZONES
-from tests.test_monitor_kit import MODES, make_table
+from tests.monitor_kit import MODES, make_table
 
 cards = st.one_of(st.none(), st.sampled_from(DECK))
 observation = st.builds(
@@ -55,21 +55,21 @@ def test_random_input_never_crashes(mode: tuple[str, ...], events: list[object],
         out: list[Alert] = []
         try:
             if isinstance(e, CardObservation):
-                out = mon.observe(CardObservation(
+                out = list(mon.observe(CardObservation(
                     event=e.event, zone=e.zone, t=t, source=e.source, key=e.key, card=e.card,
-                    face=e.face, foreign=e.foreign, joker=e.joker))
+                    face=e.face, foreign=e.foreign, joker=e.joker)).alerts)
             elif isinstance(e, ButtonPressed):
-                out = mon.observe(ButtonPressed(t))
+                out = list(mon.observe(ButtonPressed(t)).alerts)
             elif isinstance(e, SensorStatus):
-                out = mon.observe(SensorStatus(e.source, e.online, t))
+                out = list(mon.observe(SensorStatus(e.source, e.online, t)).alerts)
             elif isinstance(e, ConsoleAction):
-                out = mon.console(ConsoleAction(e.seat, e.kind, None, t))
+                out = list(mon.console(ConsoleAction(e.seat, e.kind, None, t)).alerts)
             elif isinstance(e, str):
-                out = mon.resolve(e, t)
+                out = list(mon.resolve(e, t).alerts)
             else:
                 assert isinstance(e, float)
                 t += e
-                out = mon.tick(t)
+                out = list(mon.tick(t).alerts)
         except MonitorError:
             pass
         assert all(isinstance(a, Alert) for a in out)

@@ -12,7 +12,7 @@ import pytest
 from table_controller.vocabulary.cards import parse_card
 from table_controller.vocabulary.observations import Face, Source
 from table_controller.vocabulary.zones import BOARD, BURN
-from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, codes, monitor
 
 BOTH = ("rfid", "camera")
 
@@ -67,7 +67,7 @@ def test_02_four_card_flop_tda(sensors: tuple[str, ...]) -> None:
 
 
 def mon_board(felt: object) -> list[object]:
-    from tests.test_monitor_kit import Felt
+    from tests.monitor_kit import Felt
 
     assert isinstance(felt, Felt)
     return [p.card for p in felt.on_felt(BOARD)]
@@ -210,8 +210,9 @@ def test_08_link_faults_no_false_alarm(sensors: tuple[str, ...]) -> None:
     from table_controller.vocabulary.observations import CardEvent, CardObservation
 
     for event in (CardEvent.REMOVED, CardEvent.PLACED):
-        felt.alerts += mon.observe(CardObservation(event=event, zone="seat3", t=felt.t,
-                                                   source=Source.RFID, key=p.uid, card=p.card))
+        felt.alerts += mon.observe(CardObservation(
+            event=event, zone="seat3", t=felt.t, source=Source.RFID, key=p.uid,
+            card=p.card)).alerts
         felt.settle(0.1)
     # the serial link drops for a moment and comes back; the reader reports its tags again
     felt.sensor(Source.RFID, False)
@@ -220,7 +221,7 @@ def test_08_link_faults_no_false_alarm(sensors: tuple[str, ...]) -> None:
         if q.zone.startswith("seat"):
             felt.alerts += mon.observe(CardObservation(
                 event=CardEvent.PLACED, zone=q.zone, t=felt.t, source=Source.RFID, key=q.uid,
-                card=q.card))
+                card=q.card)).alerts
     felt.settle()
     felt.act("1 raise 5", "2 fold", "3 fold", "4 fold")
     assert codes(felt.alerts) == []

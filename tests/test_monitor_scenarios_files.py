@@ -32,7 +32,7 @@ from table_controller.monitor import ConsoleAction
 from table_controller.vocabulary.alerts import CATALOGUE
 from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
 from table_controller.vocabulary.zones import SHUFFLER
-from tests.test_monitor_kit import MODE_IDS, MODES, codes, monitor
+from tests.monitor_kit import MODE_IDS, MODES, codes, monitor
 
 FOLDER = Path(__file__).parent / "scenarios" / "monitor"
 FILES = sorted(FOLDER.glob("*.toml"))
@@ -231,7 +231,7 @@ def test_button_position_misdeal_keeps_the_button(sensors: tuple[str, ...]) -> N
     felt = monitor(THREE, sensors=sensors, seats=4, seed=301)
     felt.button()
     felt.deal_hole()
-    out = felt.mon.console(ConsoleAction(3, "button", None, felt.t))
+    out = list(felt.mon.console(ConsoleAction(3, "button", None, felt.t)).alerts)
     assert codes(out) == ["MISDEAL_BUTTON_POSITION"]
     felt.collect()
     assert codes(felt.resolve("MISDEAL_BUTTON_POSITION")) == []
@@ -251,7 +251,7 @@ def test_time_expired_kills_the_hand_in_every_mode(sensors: tuple[str, ...]) -> 
     felt.button()
     felt.deal_hole()
     felt.act("1 call")
-    out = felt.mon.console(ConsoleAction(2, "time_expired", None, felt.t))
+    out = list(felt.mon.console(ConsoleAction(2, "time_expired", None, felt.t)).alerts)
     assert [a.code for a in out] == ["TIME_EXPIRED"] and out[0].seat == 2
     assert codes(felt.act("3 check")) == []
     assert codes(felt.deal_street(3) + felt.act("3 bet 2", "1 fold")) == []
@@ -283,7 +283,7 @@ def test_face_up_card_in_the_stub_is_replaced(sensors: tuple[str, ...]) -> None:
     felt.deal_hole()
     seen = CardObservation(event=CardEvent.PLACED, zone=SHUFFLER, t=felt.t, source=Source.CAMERA,
                            key="stubtop", card=felt.stub[0].card, face=Face.UP)
-    out = felt.mon.observe(seen) + felt.settle()
+    out = list(felt.mon.observe(seen).alerts) + felt.settle()
     assert codes(out) == ["FACE_UP_IN_DECK"]
     felt.mon.observe(CardObservation(event=CardEvent.REMOVED, zone=SHUFFLER, t=felt.t,
                                      source=Source.CAMERA, key="stubtop"))

@@ -8,7 +8,7 @@ from table_controller.monitor import ConsoleAction
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
 from table_controller.vocabulary.zones import SHUFFLER
-from tests.test_monitor_kit import Felt, codes, monitor
+from tests.monitor_kit import Felt, codes, monitor
 
 THREE = {1: 100, 2: 100, 3: 100}
 
@@ -27,7 +27,7 @@ def camera_top(felt: Felt, event: CardEvent, *, card_up: bool) -> list[Alert]:
     obs = CardObservation(event=event, zone=SHUFFLER, t=felt.t, source=Source.CAMERA,
                           key="stubtop", card=top.card if card_up else None,
                           face=Face.UP if card_up else Face.DOWN)
-    return [*felt.mon.observe(obs), *felt.settle()]
+    return [*felt.mon.observe(obs).alerts, *felt.settle()]
 
 
 def test_the_camera_names_the_face_up_card_on_the_pile_not_the_tag_it_first_matched() -> None:
@@ -58,10 +58,10 @@ def test_cards_dealt_from_the_read_stub_and_gathered_back_raise_nothing() -> Non
         p.zone = SHUFFLER
         out += felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone=SHUFFLER,
                                                 t=felt.t, source=Source.RFID, key=p.uid,
-                                                card=p.card))
+                                                card=p.card)).alerts
         assert p.track is not None
         out += felt.mon.observe(CardObservation(event=CardEvent.REMOVED, zone="board", t=felt.t,
-                                                source=Source.CAMERA, key=p.track))
+                                                source=Source.CAMERA, key=p.track)).alerts
     out += felt.settle(1.0) + felt.resolve("PREMATURE_BOARD_CARD")
     out += felt.act("1 fold", "2 fold")
     assert codes(out, game_only=False) == []
@@ -79,4 +79,4 @@ def test_deck_check_counts_the_decks_cards_left_on_the_felt() -> None:
     assert codes(out) == ["DECK_INCOMPLETE"]
     assert list(out[0].cards) == [lost.card]
     assert "missing" in out[0].message and felt.mon.halted is None
-    assert codes(felt.mon.console(ConsoleAction(1, "button", None, felt.t))) == []
+    assert codes(list(felt.mon.console(ConsoleAction(1, "button", None, felt.t)).alerts)) == []

@@ -66,6 +66,27 @@ def test_pokerkit_files_round_trip(variant: str, players: int) -> None:
             assert pokerkit_finishing_stacks(ours) == stacks
 
 
+@pytest.mark.parametrize("text", [
+    "p3 f", "p2 cc", "p1 cbr 60", "p1 cbr 60.0", "p1 cbr 060", "p1 cbr 0", "p1 cbr", "p9 f",
+    "p0 f", "p01 cc", "d dh p1 AsKs", "d dh p2 ????", "d dh p1 AsK", "d dh p1 AsKx",
+    "d db Jc3d5c", "d db ??Ks2d", "d db 9s", "p1  f", "p1 f ", "p1 f # tank", "p1 sm AsKs",
+    "p1 sm", "d dh p4 AsKs", "x1 f", "p1 pb", "",
+])
+def test_plain_action_reader_agrees_with_the_general_one(text: str) -> None:
+    """The fast reader of the usual actions gives what the general reader gives, or leaves
+    the text to it (None); errors come from the general reader."""
+    from table_controller.phh.codec import _general_action, _plain_action
+
+    plain = _plain_action(text, 3)
+    try:
+        general: object = _general_action(text, 3)
+    except (PhhError, ValueError) as exc:
+        general = exc
+    if plain is not None:
+        assert plain == general
+    assert (plain is not None) <= (text.count(" ") in (1, 2, 3) and "#" not in text)
+
+
 def test_action_notation_round_trip() -> None:
     cases = {
         "d dh p1 AsKs": DealHole(1, (parse_card("As"), parse_card("Ks"))),
@@ -132,12 +153,28 @@ def _replace(old: str, new: str) -> str:
         (_replace('"p3 f"', '"p3 fold"'), "action 4 'p3 fold'"),
         (_replace('"d db Jc3d5c"', '"d db Jc3d5x"'), "action 7 'd db Jc3d5x': not a card: '5x'"),
         (_replace("actions = [", "seats = [1, 1, 2]\nactions = ["), "field 'seats': .*distinct"),
-        (_replace("actions = [", "players = [1, 2, 3]\nactions = ["), r"field 'players\[0\]'"),
     ],
 )
 def test_malformed_files_are_refused_with_the_reason(text: str, expected: str) -> None:
     with pytest.raises(PhhError, match=expected):
         loads(text)
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["players = [1, 2, 3]", "finishing_stacks = [99.5, 100.5, 100]", 'day = "22"',
+     "winnings = [1, 2]", "time = 3"],
+)
+def test_descriptive_fields_of_another_type_are_kept_not_refused(field: str) -> None:
+    """A field the replay does not need does not stop the file (issue 11): it is kept as
+    written in ``unread`` and written back; the fields of the hand stay strict."""
+    history = loads(_replace("actions = [", f"{field}\nactions = ["))
+    name = field.split(" = ")[0]
+    assert name in history.unread and name not in history.user_fields
+    assert getattr(history, name) is None
+    again = loads(dumps(history))
+    assert again == history
+    assert tomllib.loads(dumps(history))[name] == tomllib.loads(field)[name]
 
 
 def test_fixed_limit_requires_small_and_big_bet() -> None:

@@ -153,7 +153,8 @@ def test_console_entry_point(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("antes = [0, 0, 0]", "antes = [0, 0, 5]", "field 'antes': non-uniform"),
+        ("antes = [0, 0, 0]", "antes = [5, 0, 0]", r"field 'antes': \[5, 0, 0\]: .*big blind"),
+        ("antes = [0, 0, 0]", "antes = [0, 3, 5]", r"field 'antes': .*TDA 2024 RP-11"),
         ("min_bet = 2", "min_bet = 4", "field 'min_bet': 4 differs from the big blind 2"),
         ("[1, 2, 0]", "[1, 2, 8]", "field 'blinds_or_straddles': straddle of 8"),
         ("actions = [", "seats = [5, 2, 7]\nactions = [", "field 'seats'"),

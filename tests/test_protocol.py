@@ -42,6 +42,7 @@ HELLO = DeviceHello(1, 0, (2, 3, 4), 14, 1, 100, "PN5180 x14")
 DEVICE_MESSAGES: list[Message] = [
     HELLO,
     DeviceHeartbeat(123456, 7),
+    DeviceHeartbeat(123456, 7, cycle_ms=171),
     TagSeen(3, UID, 99, -55),
     TagSeen(13, b"\x01\x02\x03\x04", 0xFFFFFFFF),
     TagGone(0, UID, 100),
@@ -52,6 +53,7 @@ DEVICE_MESSAGES: list[Message] = [
 ]
 HOST_MESSAGES: list[Message] = [
     HostHello(1, 0, 500),
+    HostHello(1, 1, 500),
     HostHeartbeat(),
     InventoryRequest(65535),
     SetOutputs(LampPattern.BLINK_FAST, BuzzerPattern.DOUBLE_BEEP, 1500),
@@ -210,4 +212,7 @@ def test_the_examples_in_docs_protocol_md() -> None:
     enc.encode(HELLO)
     wire = enc.encode(TagSeen(3, bytes.fromhex("04a1b2c3d4e5f6"), 0x00012345, -55))
     assert wire == bytes.fromhex("02 83 03 01 03 0F 01 23 45 C9 07 04 A1 B2 C3 D4 E5 F6 5F EC 00")
-    assert MessageEncoder().encode(HostHello()) == bytes.fromhex("02 01 01 02 01 05 01 F4 A3 B1 00")
+    hello_10 = MessageEncoder().encode(HostHello(1, 0, 500))
+    assert hello_10 == bytes.fromhex("02 01 01 02 01 05 01 F4 A3 B1 00")
+    # protocol 1.1, the host's own version since the firmware reports signal figures (§5.3)
+    assert MessageEncoder().encode(HostHello()) == bytes.fromhex("02 01 01 07 01 01 01 F4 94 81 00")

@@ -1,32 +1,19 @@
-"""``table-controller sim``: exit statuses, --json lines, --check, and every scenario file
-(the project's own copies always; the shared set when ../shared/scenarios exists)."""
+"""``table-controller sim``: exit statuses, --json lines, --check, --journal, and every scenario
+file: the built-in ones (table_controller/data/scenarios, the shared set's copies) and the
+project's own (tests/scenarios/*.toml)."""
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from table_controller.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT / "../shared/scenarios"
 PROJECT = ROOT / "table_controller/data/scenarios"
 OWN = Path(__file__).resolve().parent / "scenarios"
-
-
-def controller_ready() -> bool:
-    try:
-        return hasattr(importlib.import_module("table_controller.monitor"), "DealingMonitor")
-    except ImportError:
-        return False
-
-
-needs_controller = pytest.mark.skipif(not controller_ready(),
-                                      reason="the dealing monitor has not landed yet")
 
 
 def test_invalid_scenario_exits_2_naming_file_and_step(tmp_path: Path,
@@ -44,19 +31,11 @@ def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "cannot read" in capsys.readouterr().err
 
 
-def scenario_files() -> list[Any]:
-    files: list[Any] = sorted(PROJECT.glob("*.toml")) + sorted(OWN.glob("*.toml"))
-    if SHARED.is_dir():
-        files += sorted(SHARED.glob("*.toml"))
-    else:
-        files.append(pytest.param(SHARED, marks=pytest.mark.skip(
-            reason="../shared/scenarios is not there (a user's clone)"), id="shared"))
-    return files
+def scenario_files() -> list[Path]:
+    return sorted(PROJECT.glob("*.toml")) + sorted(OWN.glob("*.toml"))
 
 
-@needs_controller
-@pytest.mark.parametrize("path", scenario_files(),
-                         ids=lambda p: f"{p.parent.name}/{p.name}" if isinstance(p, Path) else "")
+@pytest.mark.parametrize("path", scenario_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_scenario_passes_check(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["sim", str(path), "--json", "--check"])
     out, err = capsys.readouterr()
@@ -74,7 +53,6 @@ def test_scenario_passes_check(path: Path, capsys: pytest.CaptureFixture[str]) -
                                 "message", "remedy", "time"}
 
 
-@needs_controller
 def test_check_names_a_difference(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     wrong = tmp_path / "wrong.toml"
     wrong.write_text((PROJECT / "07-heads-up-order.toml").read_text()
@@ -91,7 +69,60 @@ def test_list_and_run_a_built_in_scenario_by_name(capsys: pytest.CaptureFixture[
     assert "give a scenario file" in capsys.readouterr().err
 
 
-@needs_controller
 def test_built_in_scenario_by_name(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "07-heads-up-order", "--check"]) == 0
     assert "check passed" in capsys.readouterr().err
+
+
+def test_a_seating_step_the_table_refuses_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A player cannot leave during a hand he is in (rules.md §3 [000]: no chips taken off
+    the table during a hand): the step is named, the run exits 1."""
+    bad = tmp_path / "leave.toml"
+    bad.write_text((OWN / "antes-big-blind.toml").read_text().replace(
+        '[[step]]\ndeal = "hole"', '[[step]]\nleave = 4\n[[step]]\ndeal = "hole"', 1))
+    assert main(["sim", str(bad), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "step 2" in err and "seat 4 is in hand 1" in err
+
+
+def test_sim_journal_is_a_table_journal(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """``sim --journal`` goes through the daemon's controller: the journal command reads the
+    scenario's hands, alerts, console requests and hand history as it reads a table's."""
+    journal = tmp_path / "sim.sqlite"
+    scenario = PROJECT / "03-misdeal-wrong-first-seat.toml"
+    assert main(["sim", str(scenario), "--check", "--journal", str(journal)]) == 0
+    capsys.readouterr()
+    assert main(["journal", str(journal), "runs"]) == 0
+    assert "table first card to the wrong seat" in capsys.readouterr().out
+    assert main(["journal", str(journal), "hands"]) == 0
+    hands = capsys.readouterr().out.splitlines()
+    assert len(hands) == 2
+    assert hands[0].startswith("hand    1") and "void (MISDEAL_WRONG_FIRST_SEAT)" in hands[0]
+    assert hands[1].startswith("hand    2") and "played" in hands[1]
+    assert "stacks 1:100 2:99 3:101 4:100" in hands[1]
+    assert main(["journal", str(journal), "alerts", "--hand", "1"]) == 0
+    alerts = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(a["code"], a["seat"]) for a in alerts] == [("MISDEAL_WRONG_FIRST_SEAT", 3)]
+    assert main(["journal", str(journal), "show", "2"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [json.loads(c["request"]) for c in shown["console"]] == [
+        {"cmd": "action", "seat": 4, "kind": "fold"},
+        {"cmd": "action", "seat": 1, "kind": "fold"},
+        {"cmd": "action", "seat": 2, "kind": "fold"}]
+    assert main(["journal", str(journal), "export-phh", "2"]) == 0
+    phh = capsys.readouterr().out  # seats in PHH order: the small blind first
+    assert "seats = [2, 3, 4, 1]" in phh and "finishing_stacks = [99, 101, 100, 100]" in phh
+    assert main(["journal", str(journal), "observations", "--hand", "2"]) == 0
+    seen = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sum(o["kind"] == "button" for o in seen) == 1
+    assert [o["zone"] for o in seen if o["kind"] == "card" and o["event"] == "placed"
+            and o["source"] == "rfid"][:8] == ["seat2", "seat3", "seat4", "seat1"] * 2
+
+
+def test_sim_journal_that_cannot_be_opened_exits_2(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "07-heads-up-order", "--journal", str(tmp_path)]) == 2
+    assert str(tmp_path) in capsys.readouterr().err

@@ -64,3 +64,19 @@ def test_ctrl_c_stops_cleanly(monkeypatch: pytest.MonkeyPatch,
     assert closed == [True]
     assert out.splitlines()[-1].startswith("demo: 2 hand(s)")
     assert out.rstrip().endswith("(stopped)")
+
+
+def test_a_sensor_failing_at_the_start_is_named(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The controller carries on past a failing sensor at a table; the simulated table does
+    not start on one: demo exits 1 naming it."""
+    from hw_sim.devices.wiring import SimButton
+
+    def broken(self: SimButton, now: float) -> list[object]:
+        raise OSError("pin 17 is gone")
+
+    monkeypatch.setattr(SimButton, "poll", broken)
+    assert main(["demo", "--hands", "1", "--plain", "--sensors", "rfid"]) == 1
+    err = capsys.readouterr().err
+    assert "demo: the simulated table did not start" in err
+    assert "sensor button failed: OSError: pin 17 is gone" in err

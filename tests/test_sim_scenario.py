@@ -1,7 +1,10 @@
-"""Scenario parsing and validation (docs/scenario.md)."""
+"""Scenario parsing and validation (docs/scenario.md). The scenarios parsed whole are
+files (tests/scenarios/fixtures/parser-*.toml); the error cases add one step, expectation or
+changed line to the table of ``parser-table.toml`` and check the message."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,27 +17,19 @@ from hw_sim.harness.scenario import (
     PlaceCard,
     PressGreenButton,
     ScenarioError,
+    Seating,
     load_scenario,
     parse_scenario,
 )
 from table_controller.vocabulary.cards import parse_card
 
-HEAD = """
-[table]
-seats = 4
-game = "nlhe"
-blinds = [1, 2]
-button = 1
-[players]
-1 = 100
-2 = 100
-[deck]
-seed = 3
-"""
+PRESS = '[[step]]\ngreen_button = true\n'
 
 
-def parse(steps: str, head: str = HEAD, tail: str = "") -> object:
-    return parse_scenario(head + steps + tail, source="x.toml")
+@pytest.fixture
+def head(scenario_file: Callable[[str], Path]) -> str:
+    """The table, players and deck the error cases start from (4 seats, seats 1 and 2)."""
+    return scenario_file("parser-table").read_text(encoding="utf-8")
 
 
 def error(text: str) -> str:
@@ -45,32 +40,8 @@ def error(text: str) -> str:
     return msg
 
 
-def test_full_scenario_parses_with_defaults() -> None:
-    sc = parse_scenario(HEAD + """
-[[step]]
-green_button = true
-[[step]]
-deal = "hole"
-[[step]]
-card = "next"
-to = "board"
-[[step]]
-card = "As"
-copy = true
-to = "seat2"
-[[step]]
-move = "As"
-to = "muck"
-[[step]]
-actions = ["1 raise 6", "2 call"]
-[[expect]]
-alert = "DUPLICATE_CARD"
-hand = 1
-step = 4
-[result]
-hands = 1
-stacks = {1 = 100, 2 = 100}
-""", source="x.toml")
+def test_full_scenario_parses_with_defaults(scenario_file: Callable[[str], Path]) -> None:
+    sc = load_scenario(scenario_file("parser-full"))
     assert sc.table.rules == "tda" and sc.table.sensors == ("rfid", "camera")
     assert sc.table.ante == 0 and sc.players == {1: 100, 2: 100}
     assert isinstance(sc.steps[0], PressGreenButton) and sc.steps[0].number == 1
@@ -115,56 +86,50 @@ stacks = {1 = 100, 2 = 100}
     ('[[step]]\ncard = "As"\nto = "shuffler"\n', 'to = "shuffler" needs face = "up"'),
     ('[[step]]\ncard = "As"\nto = "shuffler"\nface = "down"\n', 'needs face = "up"'),
     ('[[step]]\nmove = "As"\nto = "shuffler"\n', "'shuffler' is not a zone"),
+    ('[[step]]\nsit = 3\n', "step 1: 'sit' needs 'stack'"),
+    ('[[step]]\nsit = 5\nstack = 10\n', "step 1 sit: 5 is above 4"),
+    ('[[step]]\nsit = 3\nstack = 0\n', "step 1 stack: 0 is below 1"),
+    ('[[step]]\nleave = 3\n', "step 1: leave = 3: seat 3 has no player"),
+    ('[[step]]\nsit_out = 2\nstack = 5\n', "step 1: unknown key 'stack'"),
+    ('[[step]]\nactions = ["3 fold"]\n[[step]]\nsit = 3\nstack = 50\n', "seat 3 has no player"),
 ])
-def test_bad_step_names_file_step_and_problem(steps: str, needle: str) -> None:
-    msg = error(HEAD + '[[step]]\ngreen_button = true\n' + steps.replace("step 1", "step 2"))
+def test_bad_step_names_file_step_and_problem(head: str, steps: str, needle: str) -> None:
+    msg = error(head + PRESS + steps.replace("step 1", "step 2"))
     assert needle.replace("step 1", "step 2") in msg
 
 
-@pytest.mark.parametrize(("head", "needle"), [
-    (HEAD.replace("seats = 4", "seats = 11"), "[table] seats: 11 is above 10"),
-    (HEAD.replace('"nlhe"', '"omaha"'), "[table] game: 'omaha' is not one of"),
-    (HEAD.replace("[1, 2]", "[2, 1]"), "small blind 2 is above big blind 1"),
-    (HEAD.replace("button = 1", "button = 3"), "[table] button: seat 3 has no player"),
-    (HEAD.replace("seed = 3", 'seed = "x"'), "[deck] seed: must be an integer"),
-    (HEAD.replace("seed = 3", 'seed = 3\norder = ["As", "As"]'), "As is listed twice"),
-    (HEAD.replace("2 = 100", "5 = 100"), "seat 5 is beyond the table's 4 seats"),
-    (HEAD.replace("2 = 100\n", ""), "a hand needs at least 2"),
-    (HEAD.replace("[deck]\nseed = 3\n", ""), "missing a [deck] section"),
-    (HEAD + "colour = 1\n", "unknown key 'colour'"),
-    (HEAD.replace("seed = 3", 'seed = 3\nmissing = ["7c", "7c"]'), "[deck] missing: 7c is listed"),
-    (HEAD.replace("seed = 3", 'seed = 3\nmissing = "7c"'), "[deck] missing: must be a list"),
-    (HEAD.replace("seed = 3", 'seed = 3\nextra = ["Zz"]'), "[deck] extra item 1: not a card"),
-    (HEAD.replace("seed = 3", 'seed = 3\nmissing = ["7c"]\nextra = ["7c"]'),
+@pytest.mark.parametrize(("old", "new", "needle"), [
+    ("seats = 4", "seats = 11", "[table] seats: 11 is above 10"),
+    ('"nlhe"', '"omaha"', "[table] game: 'omaha' is not one of"),
+    ("[1, 2]", "[2, 1]", "small blind 2 is above big blind 1"),
+    ("button = 1", "button = 3", "[table] button: seat 3 has no player"),
+    ("seed = 3", 'seed = "x"', "[deck] seed: must be an integer"),
+    ("seed = 3", 'seed = 3\norder = ["As", "As"]', "As is listed twice"),
+    ("2 = 100", "5 = 100", "seat 5 is beyond the table's 4 seats"),
+    ("2 = 100\n", "", "a hand needs at least 2"),
+    ("[deck]\nseed = 3\n", "", "missing a [deck] section"),
+    ("seed = 3", "seed = 3\ncolour = 1", "unknown key 'colour'"),
+    ("button = 1", 'button = 1\nante_format = "dealer"',
+     "[table] ante_format: 'dealer' is not one of 'each', 'big_blind', 'button'"),
+    ("seed = 3", 'seed = 3\nmissing = ["7c", "7c"]', "[deck] missing: 7c is listed"),
+    ("seed = 3", 'seed = 3\nmissing = "7c"', "[deck] missing: must be a list"),
+    ("seed = 3", 'seed = 3\nextra = ["Zz"]', "[deck] extra item 1: not a card"),
+    ("seed = 3", 'seed = 3\nmissing = ["7c"]\nextra = ["7c"]',
      "7c is both missing and extra"),
-    (HEAD.replace("seed = 3", 'seed = 3\nmissing = ["7c"]\norder = ["7c"]'),
+    ("seed = 3", 'seed = 3\nmissing = ["7c"]\norder = ["7c"]',
      "[deck] order: 7c is missing from the deck"),
-    (HEAD.replace("seed = 3", "seed = 3\nextra = " + str([f"{r}c" for r in "23456789T"])
-                  .replace("'", '"')), "[deck] extra: 9 cards: at most 8"),
+    ("seed = 3", "seed = 3\nextra = " + str([f"{r}c" for r in "23456789T"]).replace("'", '"'),
+     "[deck] extra: 9 cards: at most 8"),
 ])
-def test_bad_table_names_the_section(head: str, needle: str) -> None:
-    assert needle in error(head + '[[step]]\ngreen_button = true\n')
+def test_bad_table_names_the_section(head: str, old: str, new: str, needle: str) -> None:
+    assert old in head
+    assert needle in error(head.replace(old, new) + PRESS)
 
 
-def test_extensions_parse_console_records_stub_and_short_deck() -> None:
+def test_extensions_parse_console_records_stub_and_short_deck(
+        scenario_file: Callable[[str], Path]) -> None:
     """docs/simulator.md: keys beyond the core format."""
-    sc = parse_scenario(HEAD.replace("seed = 3", 'seed = 3\nmissing = ["7c"]\nextra = ["As"]')
-                        + """
-[[step]]
-green_button = true
-[[step]]
-button = 2
-[[step]]
-actions = ["1 call", "2 time"]
-[[step]]
-card = "next"
-to = "shuffler"
-face = "up"
-[[step]]
-card = "Kd"
-to = "shuffler"
-face = "up"
-""", source="x.toml")
+    sc = load_scenario(scenario_file("parser-extensions"))
     assert sc.deck_missing == (parse_card("7c"),) and sc.deck_extra == (parse_card("As"),)
     assert sc.steps[1] == ButtonReport(2, 2)
     step3 = sc.steps[2]
@@ -178,23 +143,39 @@ face = "up"
     ('[[expect]]\nalert = "JOKER"\nstep = 9\n', "expect 1 step: 9 is above 1"),
     ('[[expect]]\nno_alert = "JOKER"\nhand = 1\n', "expect 1: unknown key 'hand'"),
     ('[result]\nstacks = {3 = 10}\n', "[result] stacks: seat '3' has no player"),
+    ('[[step]]\nleave = 2\n[result]\nstacks = {4 = 10}\n', "[result] stacks: seat '4' has no"),
     ('[result]\nstrict = "yes"\n', "[result] strict: must be true or false"),
 ])
-def test_bad_expectations(tail: str, needle: str) -> None:
-    assert needle in error(HEAD + '[[step]]\ngreen_button = true\n' + tail)
+def test_bad_expectations(head: str, tail: str, needle: str) -> None:
+    assert needle in error(head + PRESS + tail)
 
 
-def test_fault_needs_its_sensor() -> None:
-    rfid_only = HEAD.replace('button = 1', 'button = 1\nsensors = ["rfid"]')
+def test_seating_steps_and_ante_format(head: str,
+                                      scenario_file: Callable[[str], Path]) -> None:
+    """docs/simulator.md: a newcomer sits (actions and [result] may name him after that), a
+    player sits out and back, one leaves; [table] ante_format (rules.md §2)."""
+    sc = load_scenario(scenario_file("parser-seating"))
+    assert sc.table.ante_format == "button" and sc.table.ante == 2
+    assert sc.steps[0] == Seating(1, "sit", 3, 80)
+    assert sc.steps[1] == Seating(2, "sit_out", 1)
+    assert [str(s.action()) for s in sc.steps if isinstance(s, Seating)] == [
+        "3 sit 80", "1 sit_out", "1 sit_in", "2 leave"]
+    assert sc.result.stacks == {1: 100, 3: 80}
+    assert parse_scenario(head + "[[step]]\ngreen_button = true\n",
+                          source="x.toml").table.ante_format == "each"
+
+
+def test_fault_needs_its_sensor(head: str) -> None:
+    rfid_only = head.replace('button = 1', 'button = 1\nsensors = ["rfid"]')
     msg = error(rfid_only + '[[step]]\nfault = "camera_freeze"\n')
     assert "step 1: fault 'camera_freeze' needs the camera sensor" in msg
-    camera_only = HEAD.replace('button = 1', 'button = 1\nsensors = ["camera"]')
+    camera_only = head.replace('button = 1', 'button = 1\nsensors = ["camera"]')
     assert "needs the rfid sensor" in error(camera_only + '[[step]]\nfault = "serial_unplug"\n')
 
 
-def test_no_steps_and_bad_toml() -> None:
-    assert "[[step]] entries" in error(HEAD)
-    assert "not valid TOML" in error(HEAD + "[[step]\n")
+def test_no_steps_and_bad_toml(head: str) -> None:
+    assert "[[step]] entries" in error(head)
+    assert "not valid TOML" in error(head + "[[step]\n")
 
 
 def test_load_scenario_names_missing_file(tmp_path: Path) -> None:
@@ -202,16 +183,14 @@ def test_load_scenario_names_missing_file(tmp_path: Path) -> None:
         load_scenario(tmp_path / "nope.toml")
 
 
-SHARED = Path(__file__).resolve().parents[1] / "../shared/scenarios"
 PROJECT = Path(__file__).resolve().parents[1] / "table_controller/data/scenarios"
 OWN = Path(__file__).resolve().parent / "scenarios"
 
 
 def scenario_files() -> list[Path]:
-    files = sorted(PROJECT.glob("*.toml")) + sorted(OWN.glob("*.toml"))
-    if SHARED.is_dir():
-        files += sorted(SHARED.glob("*.toml"))
-    return files
+    """Every runnable scenario file: built-in, the project's own and the monitor's."""
+    return (sorted(PROJECT.glob("*.toml")) + sorted(OWN.glob("*.toml"))
+            + sorted((OWN / "monitor").glob("*.toml")))
 
 
 @pytest.mark.parametrize("path", scenario_files(), ids=lambda p: p.name)

@@ -4,6 +4,8 @@ the simulator's clock and the --check comparison."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +15,7 @@ from hw_sim.devices.dealer import Dealer, DealerError
 from hw_sim.devices.table_model import ModelError, PhysicalCard, TableModel, shuffled_deck
 from hw_sim.devices.wiring import ModelAntennas
 from hw_sim.harness.expectations import RaisedAlert, RunRecord, differences
-from hw_sim.harness.scenario import parse_scenario
+from hw_sim.harness.scenario import load_scenario
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.cards import DECK, parse_card, parse_cards
 from table_controller.vocabulary.observations import Face
@@ -203,36 +205,9 @@ def test_sim_clock_moves_only_forward() -> None:
         clock.advance(-1)
 
 
-CHECK = """
-[table]
-seats = 3
-game = "nlhe"
-blinds = [1, 2]
-button = 1
-[players]
-1 = 100
-2 = 100
-3 = 100
-[deck]
-seed = 1
-[[step]]
-green_button = true
-[[step]]
-deal = "flop"
-[[expect]]
-alert = "FOUR_CARD_FLOP"
-hand = 1
-step = 2
-[[expect]]
-no_alert = "DUPLICATE_CARD"
-[result]
-hands = 1
-stacks = {1 = 99}
-"""
-
-
-def test_check_passes_and_names_each_difference() -> None:
-    sc = parse_scenario(CHECK, source="c.toml")
+def test_check_passes_and_names_each_difference(
+        scenario_file: Callable[[str], Path]) -> None:
+    sc = load_scenario(scenario_file("check-differences"))
     flop = RaisedAlert(Alert("FOUR_CARD_FLOP", 1, 0.0), step=2)
     offline = RaisedAlert(Alert("SENSOR_OFFLINE", 1, 0.0), step=1)
     ok = RunRecord(alerts=[flop, offline], hands=1, stacks={1: 99, 2: 101, 3: 100})

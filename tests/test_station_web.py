@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from table_controller.config import ConfigError, parse_config
+from table_controller.config import TableConfigError, parse_config
 from table_controller.daemon.bus import console_request
 from table_controller.station.bridge import ViewHub
 from tests.station_kit import Loop, StationRig, make_station_rig
@@ -192,7 +192,7 @@ def test_without_a_token_only_loopback_names_are_answered(rig: StationRig) -> No
     ({"clock_time": 0}, "station.clock_time: 0 is out of range"),
 ])
 def test_station_configuration_errors(station: dict[str, Any], problem: str) -> None:
-    with pytest.raises(ConfigError, match=problem):
+    with pytest.raises(TableConfigError, match=problem):
         parse_config({**BASE, "station": station}, path="t.toml")
 
 

@@ -10,7 +10,11 @@ first level below the top (``table_controller.engine``, ``hw_sim.devices``); a t
 of a package is its own group (``table_controller.config``).
 
 Layer rules checked: ``firmware_bridge`` and ``vision`` import nothing of ``table_controller``
-but the vocabulary; the vocabulary imports nothing of the project; no module loop.
+but the vocabulary; the vocabulary imports nothing of the project; the pure core imports no
+hardware, daemon or commands; nothing in ``table_controller`` but the commands imports
+``hw_sim``; the simulated devices (``hw_sim.devices``) do not import the scenario harness; no
+module loop and no loop between groups; ``firmware`` (the antenna controller's MicroPython
+code, which must run on the Pico alone) imports nothing of the project but itself.
 """
 
 from __future__ import annotations
@@ -22,11 +26,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-PACKAGES = ("table_controller", "firmware_bridge", "vision", "hw_sim")
+PACKAGES = ("table_controller", "firmware_bridge", "vision", "hw_sim", "firmware")
 HARDWARE = ("firmware_bridge", "vision")
 PURE_CORE = ("table_controller.engine", "table_controller.monitor", "table_controller.phh")
 COMMANDS = ("table_controller.commands", "table_controller.cli")
 UPPER = ("table_controller.daemon", *COMMANDS)
+SIM_DEVICES, SIM_HARNESS = "hw_sim.devices", "hw_sim.harness"
 
 
 def modules(root: Path) -> dict[str, Path]:
@@ -145,6 +150,9 @@ def breaks(edges: dict[str, set[str]], vocabulary: tuple[str, ...]) -> list[str]
             if _is_vocabulary(source, vocabulary):
                 if not _is_vocabulary(target, vocabulary):
                     wrong = "the vocabulary imports the project"
+            elif top == "firmware":
+                if target.split(".")[0] != "firmware":
+                    wrong = "the firmware imports the project (it runs on the Pico alone)"
             elif top in HARDWARE:
                 if target.startswith("table_controller") and not _is_vocabulary(
                         target, vocabulary):
@@ -157,6 +165,8 @@ def breaks(edges: dict[str, set[str]], vocabulary: tuple[str, ...]) -> list[str]
             elif (top == "table_controller" and group_of(source) not in COMMANDS
                   and (target.startswith("hw_sim") or group_of(target) in COMMANDS)):
                 wrong = "the controller imports the simulator or the commands"
+            elif group_of(source) == SIM_DEVICES and group_of(target) == SIM_HARNESS:
+                wrong = "a simulated device imports the scenario harness"
             if wrong:
                 out.append(f"{source} -> {target}: {wrong}")
     return out
@@ -201,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\nmodules:")
         for source in sorted(edges):
             print(f"  {source} -> {', '.join(sorted(edges[source])) or '-'}")
-    return 1 if args.check and (module_loops or wrong) else 0
+    return 1 if args.check and (module_loops or group_loops or wrong) else 0
 
 
 if __name__ == "__main__":

@@ -1,12 +1,18 @@
-"""VirtualRfidController: the table's RFID microcontroller, simulated on a pseudo-terminal.
+"""VirtualRfidController: the table's RFID controller, running the real firmware, on a pty.
 
-It speaks protocol version 1 (docs/protocol.md) through a :class:`~hw_sim.devices.pty_port.PtyPort`,
-so the Pi side runs its real code: pyserial opens :attr:`VirtualRfidController.path`.
+The controller *is* the firmware (``firmware/``): its core (:class:`firmware.controller.
+Controller`: session, scan schedule, presence per antenna, protocol encoding) and its PN5180
+driver and ISO 15693 inventory (:mod:`firmware.pn5180`, :mod:`firmware.iso15693`,
+:mod:`firmware.antenna`), unchanged, with one simulated PN5180 per antenna
+(:mod:`hw_sim.devices.pn5180_sim`) in place of the chips and a
+:class:`~hw_sim.devices.pty_port.PtyPort` in place of the USB serial port. The Pi side runs its
+real code: pyserial opens :attr:`VirtualRfidController.path`.
 
-Model: antenna -> set of UIDs lying on it, changed with :meth:`place` and :meth:`remove`. A scan
-cycle (:meth:`scan_once`, or every ``scan_period`` seconds with ``auto_scan=True``) reads each
-antenna in order, applies the flicker model, and reports raw edges: TAG_SEEN when a tag is read
-after a cycle without it, TAG_GONE when a tag read in the previous cycle is missed.
+Model: antenna -> the tags lying on it (:meth:`place`, :meth:`remove`), plus tags a
+neighbouring antenna also hears weakly (:meth:`overhear`). Before each scan cycle
+(:meth:`scan_once`, or every ``scan_period`` seconds with ``auto_scan=True``) the flicker model
+decides which tags fail to answer this cycle, and each simulated chip gets the tags in its field
+with their coupling; the firmware then scans, anticollision and all, and sends its edges.
 
 Flicker (seeded): in each cycle a present tag starts a dropout burst with probability
 ``burst_probability``; the burst lasts 1 to ``max_burst_cycles`` cycles, uniformly. With the
@@ -14,11 +20,13 @@ defaults (0.01, 3 cycles of 0.1 s) no flicker outlasts 0.3 s, which is why the r
 hold time is 0.6 s (docs/protocol.md §6).
 
 Faults for tests and scenarios: :meth:`inject_garbage`, :meth:`unplug` / :meth:`plug`,
-:meth:`set_silent` (stop answering; the Pi sees a heartbeat timeout), :meth:`drop_out` (one tag
-misses N cycles), :meth:`set_slow_link` (frames trickle out in small chunks), :meth:`report_error`.
+:meth:`set_silent` (frames lost on the line; the Pi sees a heartbeat timeout or a gap),
+:meth:`drop_out` (one tag misses N cycles), :meth:`set_slow_link` (frames trickle out in small
+chunks), :meth:`reboot`, :meth:`report_error`, and on a reader chip (:meth:`chip`): ``fail()``,
+``garble()``, ``revive()``.
 
-What it does not emulate: baud-rate timing (a pty is as fast as memory unless slowed), antenna
-crosstalk (a tag is on one antenna at a time), RSSI physics (a seeded value in -70..-40 dBm).
+What it does not emulate: baud-rate timing (a pty is as fast as memory unless slowed), the RF
+physics behind the coupling levels, the lamp and buzzer pins (their state is recorded).
 """
 
 from __future__ import annotations
@@ -30,33 +38,25 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from firmware import messages
+from firmware.antenna import Antenna
+from firmware.controller import Controller
 from firmware_bridge.protocol import (
-    HOST_TYPES,
     PROTOCOL_MAJOR,
-    PROTOCOL_MINOR,
-    DeviceError,
+    BuzzerPattern,
     DeviceErrorCode,
-    DeviceHeartbeat,
-    DeviceHello,
     DeviceMessage,
     FramesLost,
-    HostHeartbeat,
-    HostHello,
-    InventoryBegin,
-    InventoryEnd,
-    InventoryEntry,
-    InventoryRequest,
-    MessageDecoder,
-    MessageEncoder,
-    ReaderType,
+    LampPattern,
     SetOutputs,
     TagGone,
     TagSeen,
+    encode_payload,
 )
+from hw_sim.devices.pn5180_sim import DEFAULT_LEVEL, SimBus, SimPn5180
 from hw_sim.devices.pty_port import PortUnplugged, PtyPort
 
-IDLE_GAP = 0.002
-"""After this long without writing, a frame is preceded by a 0x00 (docs/protocol.md §2)."""
+MODEL = "hw_sim virtual"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,6 +72,39 @@ class FlickerModel:
 
 
 NO_FLICKER = FlickerModel(burst_probability=0.0)
+
+
+def check_uid(uid: bytes) -> None:
+    """ISO 15693 UIDs are 8 bytes, the most significant 0xE0 (ISO/IEC 15693-3 §4.1)."""
+    if len(uid) != 8 or uid[0] != 0xE0:
+        raise ValueError(f"UID {uid.hex()} is not an ISO 15693 UID (8 bytes starting E0)")
+
+
+class _SessionClock:
+    """The firmware's session clock (milliseconds, microseconds) from the simulator's clock."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._t0 = clock()
+
+    def ticks_ms(self) -> int:
+        return int((self._clock() - self._t0) * 1000)
+
+    def ticks_us(self) -> int:
+        return int((self._clock() - self._t0) * 1_000_000)
+
+    def ticks_diff(self, a: int, b: int) -> int:
+        return a - b
+
+
+class _Line:
+    """The firmware's port to the Pi: the pty."""
+
+    def __init__(self, owner: VirtualRfidController) -> None:
+        self._owner = owner
+
+    def write(self, data: bytes, kind: int) -> bool:
+        return self._owner._write(data, kind)
 
 
 class VirtualRfidController:
@@ -98,33 +131,23 @@ class VirtualRfidController:
         self.auto_scan = auto_scan
         self.protocol_major = protocol_major
         self._clock = clock
-        self._t0 = clock()
         self._rng = random.Random(seed)
         self._garbage_rng = random.Random(seed ^ 0x5A5A)
         self._port = PtyPort(name="rfid-controller")
-        self._encoder = MessageEncoder()
-        self._decoder = MessageDecoder(accept=HOST_TYPES)
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._present: dict[int, set[bytes]] = {}
-        self._reported: dict[int, set[bytes]] = {}
+        self._level: dict[bytes, int] = {}
+        self._overheard: dict[bytes, dict[int, int]] = {}
         self._burst: dict[bytes, int] = {}
         self._silent = False
         self._slow_bps: float | None = None
-        self._last_write = 0.0
-        self._last_error_report = -1e9
-        self._host_period: float | None = None   # the host's heartbeat period, from its HELLO
-        self._last_host_rx = 0.0
-        self._outputs_until: float | None = None
-        self._bad_reported = 0
-        self._unknown_reported = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.bus = SimBus(antenna_count)
+        """The simulated SPI bus and its chips (``bus.clock.now_us``: simulated time)."""
         # observable by tests
         self.cycles = 0
-        self.hellos = 0
-        self.inventories = 0
-        self.host_heartbeats = 0
         self.frames_sent = 0
         self.edges_sent = 0
         """TAG_SEEN / TAG_GONE frames written to the port (those lost to an unplug or silence
@@ -134,6 +157,20 @@ class VirtualRfidController:
         self.outputs_history: list[SetOutputs] = []
         """Every change of lamp and buzzer, commanded or timed out, in order."""
         self.host_losses: list[FramesLost] = []
+        self._before_reboot = (0, 0, 0)
+        self.core = self._new_core()
+
+    def _new_core(self) -> Controller:
+        core = Controller([Antenna(self.bus.driver(i)) for i in range(self.antenna_count)],
+                          _Line(self), _SessionClock(self._clock), self.bus.clock,
+                          scan_period_ms=int(self.scan_period * 1000),
+                          heartbeat_ms=int(self.heartbeat_interval * 1000),
+                          firmware=self.firmware, protocol_major=self.protocol_major,
+                          model=MODEL, reader_type=messages.READER_SIMULATED)
+        core.on_outputs = self._outputs_changed
+        core.on_host_loss = lambda count, reason: self.host_losses.append(
+            FramesLost(count, reason))
+        return core
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -142,12 +179,42 @@ class VirtualRfidController:
         return self._port.path
 
     @property
+    def hellos(self) -> int:
+        """HOST_HELLOs answered since the controller was made (over reboots)."""
+        return self._before_reboot[0] + self.core.hellos
+
+    @property
+    def inventories(self) -> int:
+        return self._before_reboot[1] + self.core.inventories
+
+    @property
+    def host_heartbeats(self) -> int:
+        return self._before_reboot[2] + self.core.host_heartbeats
+
+    @property
+    def last_cycle_us(self) -> int:
+        """Simulated duration of the last scan cycle, microseconds (the firmware's own
+        measurement, on the simulated bus clock)."""
+        return self.core.cycle_us
+
+    @property
     def decoder_stats(self) -> dict[str, int]:
-        return self._decoder.stats.as_dict()
+        rx = self.core.frame_stats
+        return {"frames_ok": rx.frames_ok, "bad_cobs": rx.bad_cobs, "bad_crc": rx.bad_crc,
+                "too_short": rx.too_short, "oversized": rx.oversized,
+                "bad_payload": self.core.bad_payload, "unknown_type": self.core.unknown_type,
+                "wrong_direction": self.core.wrong_direction,
+                "frames_lost": self.core.host_frames_lost}
+
+    def chip(self, antenna: int) -> SimPn5180:
+        """The simulated PN5180 of ``antenna`` (for its faults)."""
+        return self.bus.chips[antenna]
 
     def start(self) -> None:
         if self._thread is not None:
             raise RuntimeError("controller already started")
+        with self._lock:
+            self.core.power_up()
         self._thread = threading.Thread(target=self._serve, name="virtual-rfid", daemon=True)
         self._thread.start()
 
@@ -171,24 +238,38 @@ class VirtualRfidController:
             return self._changed.wait_for(predicate, timeout)
 
     # ------------------------------------------------------------------ model
-    def place(self, uid: bytes, antenna: int) -> None:
-        """The tag now lies on ``antenna`` (and on no other)."""
+    def place(self, uid: bytes, antenna: int, *, level: int = DEFAULT_LEVEL) -> None:
+        """The tag now lies on ``antenna`` (and on no other), coupled at ``level`` (0-15)."""
         if not 0 <= antenna < self.antenna_count:
             raise ValueError(f"antenna {antenna} outside 0..{self.antenna_count - 1}")
+        check_uid(uid)
         with self._lock:
             for tags in self._present.values():
                 tags.discard(uid)
+            self._overheard.pop(uid, None)
             self._present.setdefault(antenna, set()).add(uid)
+            self._level[uid] = level
+
+    def overhear(self, uid: bytes, antenna: int, level: int) -> None:
+        """``antenna`` also hears the tag (lying elsewhere), weakly: coupling ``level``.
+        Cleared when the tag is placed again or removed."""
+        if not 0 <= antenna < self.antenna_count:
+            raise ValueError(f"antenna {antenna} outside 0..{self.antenna_count - 1}")
+        check_uid(uid)
+        with self._lock:
+            self._overheard.setdefault(uid, {})[antenna] = level
 
     def remove(self, uid: bytes) -> None:
         """The tag left every antenna (picked up, or gathered into the shuffler)."""
         with self._lock:
             for tags in self._present.values():
                 tags.discard(uid)
+            self._overheard.pop(uid, None)
 
     def clear(self) -> None:
         with self._lock:
             self._present.clear()
+            self._overheard.clear()
 
     def present(self) -> dict[int, set[bytes]]:
         with self._lock:
@@ -196,28 +277,37 @@ class VirtualRfidController:
 
     # ------------------------------------------------------------------ scanning
     def scan_once(self) -> list[TagSeen | TagGone]:
-        """One scan cycle over every antenna; the edges found are sent at once and returned
+        """One scan cycle of the firmware over every antenna; the edges it sent are returned
         (also when the port is unplugged or silent and they are lost)."""
-        edges: list[TagSeen | TagGone] = []
         with self._changed:
-            now_ms = self._ms()
-            for antenna in range(self.antenna_count):
-                tags = sorted(self._present.get(antenna, ()))
-                read = {uid for uid in tags if not self._missed(uid)}
-                last = self._reported.get(antenna, set())
-                for uid in sorted(last - read):
-                    edges.append(TagGone(antenna, uid, now_ms))
-                    self.edges_sent += self._send(edges[-1])
-                for uid in sorted(read - last):
-                    edges.append(TagSeen(antenna, uid, now_ms, rssi=self._rng.randint(-70, -40)))
-                    self.edges_sent += self._send(edges[-1])
-                self._reported[antenna] = read
+            self._load_fields()
+            raw = self.core.scan_cycle()
             self.cycles += 1
             self._changed.notify_all()
-        return edges
+        return [TagSeen(antenna, uid, t & 0xFFFFFFFF, rssi) if kind == messages.TAG_SEEN
+                else TagGone(antenna, uid, t & 0xFFFFFFFF)
+                for kind, antenna, uid, t, rssi in raw]
 
     def scan(self, cycles: int) -> list[TagSeen | TagGone]:
         return [edge for _ in range(cycles) for edge in self.scan_once()]
+
+    def _load_fields(self) -> None:
+        """What each chip's field holds this cycle: the tags on its antenna and those it
+        overhears, minus the tags that miss this cycle (flicker, drop-outs)."""
+        fields: list[dict[bytes, int]] = [{} for _ in range(self.antenna_count)]
+        missed: set[bytes] = set()
+        for antenna in range(self.antenna_count):
+            for uid in sorted(self._present.get(antenna, ())):
+                if self._missed(uid):
+                    missed.add(uid)
+                else:
+                    fields[antenna][uid] = self._level.get(uid, DEFAULT_LEVEL)
+        for uid, heard in self._overheard.items():
+            if uid not in missed:
+                for antenna, level in heard.items():
+                    fields[antenna][uid] = level
+        for chip, tags in zip(self.bus.chips, fields, strict=True):
+            chip.field = tags
 
     def _missed(self, uid: bytes) -> bool:
         """Whether ``uid`` misses its read this cycle. A burst (flicker or :meth:`drop_out`) is
@@ -254,8 +344,8 @@ class VirtualRfidController:
             self._port.plug()
 
     def set_silent(self, silent: bool) -> None:
-        """Stop (or resume) sending anything; frames meanwhile are lost (their sequence
-        numbers are used up, so the Pi sees a gap)."""
+        """Stop (or resume) delivering anything; frames meanwhile are lost on the line (their
+        sequence numbers are used up, so the Pi sees a gap)."""
         with self._lock:
             self._silent = silent
 
@@ -272,38 +362,36 @@ class VirtualRfidController:
             self._slow_bps = bytes_per_second
 
     def reboot(self) -> None:
-        """The controller restarts without the cable moving: it forgets what it reported, says
-        DEVICE_HELLO unasked (sequence 0), and its next scan reports every tag as new."""
+        """The controller restarts without the cable moving: a fresh firmware core that knows
+        nothing of the tags, says DEVICE_HELLO unasked (sequence 0), and reports every tag as
+        new at its next scan."""
         with self._changed:
-            self._reported.clear()
             self._burst.clear()
+            self._before_reboot = (self.hellos, self.inventories, self.host_heartbeats)
+            self.core = self._new_core()
             self.outputs = SetOutputs()
             self.outputs_history.append(self.outputs)
-            self._send(self._hello())
+            self.core.power_up()
             self._changed.notify_all()
 
     def report_error(self, code: DeviceErrorCode, *, antenna: int = 0xFF, detail: str = "") -> None:
         with self._lock:
-            self._send(DeviceError(int(code), antenna, detail))
+            self.core.send_error(int(code), antenna, detail)
 
-    def send_raw(self, messages: Iterable[DeviceMessage]) -> None:
-        """Send these messages as they are (protocol tests)."""
+    def send_raw(self, messages_: Iterable[DeviceMessage]) -> None:
+        """Send these messages as they are, numbered by the firmware (protocol tests)."""
         with self._lock:
-            for msg in messages:
-                self._send(msg)
+            for msg in messages_:
+                kind, payload = encode_payload(msg)
+                self.core.send_raw(int(kind), payload)
 
     # ------------------------------------------------------------------ I/O
-    def _ms(self) -> int:
-        return int((self._clock() - self._t0) * 1000) & 0xFFFFFFFF
-
-    def _send(self, msg: DeviceMessage) -> bool:
-        data = self._encoder.encode(msg)
-        if self._silent:
+    def _write(self, data: bytes, kind: int) -> bool:
+        """The firmware's writes. Silence loses frames on the line (the firmware cannot
+        know); an unplugged port fails the write (the firmware knows, as with USB)."""
+        if kind and self._silent:
             self.frames_dropped += 1
-            return False
-        now = self._clock()
-        if now - self._last_write >= IDLE_GAP:
-            data = b"\x00" + data
+            return True
         try:
             if self._slow_bps is None:
                 self._port.write(data)
@@ -312,97 +400,33 @@ class VirtualRfidController:
                     self._port.write(data[i : i + 8])
                     time.sleep(8 / self._slow_bps)
         except (PortUnplugged, TimeoutError):
-            self.frames_dropped += 1
+            if kind:
+                self.frames_dropped += 1
             return False
-        self._last_write = self._clock()
-        self.frames_sent += 1
+        if kind:
+            self.frames_sent += 1
+            if kind in (messages.TAG_SEEN, messages.TAG_GONE):
+                self.edges_sent += 1
         return True
 
+    def _outputs_changed(self, lamp: int, buzzer: int, duration: int) -> None:
+        self.outputs = SetOutputs(LampPattern(lamp), BuzzerPattern(buzzer), duration)
+        self.outputs_history.append(self.outputs)
+        self._changed.notify_all()
+
     def _serve(self) -> None:
-        next_heartbeat = self._clock()
         next_scan = self._clock()
         while not self._stop.is_set():
             if not self._port.plugged:
                 self._stop.wait(0.01)
                 continue
             data = self._port.read(0.01)
-            now = self._clock()
-            if data:
-                with self._changed:
-                    for item in self._decoder.feed(data):
-                        self._handle(item)
-                    self._report_bad_frames(now)
+            with self._changed:
+                if data:
+                    self.core.receive(data)
+                self.core.service()
+                if data:
                     self._changed.notify_all()
-            self._expire_outputs(now)
-            if now >= next_heartbeat:
-                with self._lock:
-                    present = sum(len(t) for t in self._reported.values())
-                    self._send(DeviceHeartbeat(self._ms(), min(present, 0xFFFF)))
-                next_heartbeat = now + self.heartbeat_interval
-            if self.auto_scan and now >= next_scan:
+            if self.auto_scan and self._clock() >= next_scan:
                 self.scan_once()
-                next_scan = now + self.scan_period
-
-    def _expire_outputs(self, now: float) -> None:
-        """Lamp and buzzer go OFF when their duration ends, and when the host has been silent
-        for three of its heartbeat periods (docs/protocol.md §5.2)."""
-        with self._changed:
-            if self.outputs == SetOutputs():
-                return
-            ended = self._outputs_until is not None and now >= self._outputs_until
-            period = self._host_period
-            host_gone = period is not None and now - self._last_host_rx > 3 * period
-            if ended or host_gone:
-                self.outputs = SetOutputs()
-                self.outputs_history.append(self.outputs)
-                self._outputs_until = None
-                self._changed.notify_all()
-
-    def _hello(self) -> DeviceHello:
-        return DeviceHello(self.protocol_major, PROTOCOL_MINOR, self.firmware, self.antenna_count,
-                           int(ReaderType.SIMULATED), int(self.scan_period * 1000),
-                           "hw_sim virtual")
-
-    def _report_bad_frames(self, now: float) -> None:
-        """DEVICE_ERROR BAD_FRAME / UNKNOWN_MESSAGE for what the host sent that could not be
-        used, at most once a second (docs/protocol.md §7)."""
-        st = self._decoder.stats
-        bad = st.frames.frames_bad + st.bad_payload
-        if now - self._last_error_report < 1.0:
-            return
-        if bad > self._bad_reported:
-            self._send(DeviceError(int(DeviceErrorCode.BAD_FRAME), 0xFF,
-                                   f"{bad - self._bad_reported} bad frame(s) from the host"))
-        elif st.unknown_type > self._unknown_reported:
-            count = st.unknown_type - self._unknown_reported
-            self._send(DeviceError(int(DeviceErrorCode.UNKNOWN_MESSAGE), 0xFF,
-                                   f"{count} unknown message(s)"))
-        else:
-            return
-        self._bad_reported, self._unknown_reported = bad, st.unknown_type
-        self._last_error_report = now
-
-    def _handle(self, item: object) -> None:
-        if not isinstance(item, FramesLost):
-            self._last_host_rx = self._clock()
-        match item:
-            case HostHello():
-                self.hellos += 1
-                self._host_period = item.heartbeat_ms / 1000 if item.heartbeat_ms else None
-                self._send(self._hello())
-            case HostHeartbeat():
-                self.host_heartbeats += 1
-            case InventoryRequest():
-                self.inventories += 1
-                entries = sorted((a, uid) for a, tags in self._reported.items() for uid in tags)
-                self._send(InventoryBegin(item.request_id, self._ms()))
-                for antenna, uid in entries:
-                    self._send(InventoryEntry(item.request_id, antenna, uid, -50))
-                self._send(InventoryEnd(item.request_id, len(entries)))
-            case SetOutputs():
-                self.outputs = item
-                self.outputs_history.append(item)
-                self._outputs_until = (self._last_host_rx + item.duration_ms / 1000
-                                       if item.duration_ms else None)
-            case FramesLost():
-                self.host_losses.append(item)
+                next_scan = self._clock() + self.scan_period

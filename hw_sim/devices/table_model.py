@@ -39,7 +39,9 @@ from table_controller.vocabulary.zones import SHUFFLER, check_zone
 ACTIVE_DECK = "A"
 OTHER_DECK = "B"
 GONE = "gone"  # a card that is off the table (discarded, or the other deck in its box)
-_NXP = 0x04  # first UID byte of NXP tags (NTAG21x), the common casino inlay
+_ISO15693 = 0xE0  # first (most significant) byte of every ISO 15693 UID
+_NXP = 0x04       # its manufacturer byte for NXP ICODE tags, the common casino inlay
+_ICODE_SLIX = 0x01
 
 
 class ModelError(ValueError):
@@ -78,7 +80,11 @@ class PhysicalCard:
 
 
 def _uid(deck_byte: int, index: int, serial: int) -> bytes:
-    return bytes((_NXP, deck_byte, index & 0xFF, (serial >> 8) & 0xFF, serial & 0xFF, 0x5A, 0x81))
+    """An ISO 15693 UID (E0, manufacturer, product, then a serial number whose low bits, which
+    the readers' anticollision splits on, vary from tag to tag as real serials do)."""
+    mix = (index * 0x9D + deck_byte * 0x3B + serial * 0x2F) & 0xFF
+    return bytes((_ISO15693, _NXP, _ICODE_SLIX, deck_byte, (serial >> 8) & 0xFF, serial & 0xFF,
+                  index & 0xFF, mix))
 
 
 class TableModel:

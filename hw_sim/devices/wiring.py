@@ -1,4 +1,5 @@
-"""Build the real controller and the sensor chains a scenario runs through.
+"""The sensor chains of a simulated table: from the table model to observations, through the
+real reader and debouncer code.
 
 - RFID: the table model's tags -> the virtual RFID controller -> the REAL
   :class:`firmware_bridge.reader.RfidReader` (presence debouncing, tag resolution against the
@@ -8,19 +9,18 @@
   to the virtual controller on a pty (:func:`build_pty_rfid`); :func:`build_rfid` plays the
   controller end in-process.
 - Button: a press with contact bounce on a simulated GPIO pin -> the REAL shuffler-button
-  debouncer when it is present.
-- Controller: the REAL dealing monitor (``table_controller.monitor``) with the REAL rules engine.
+  debouncer.
+
+:mod:`hw_sim.devices.sim_table` puts them together for one table.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from firmware_bridge.button import ShufflerButton
 from firmware_bridge.link import SerialLink
@@ -43,18 +43,12 @@ from hw_sim.devices.clock import SimClock
 from hw_sim.devices.gpio import Bounce, SimGpio, bounce_burst
 from hw_sim.devices.rfid_controller import FlickerModel, VirtualRfidController
 from hw_sim.devices.table_model import TableModel
-from hw_sim.harness.scenario import Scenario, ScenarioAction
-from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.observations import Observation
 
 log = logging.getLogger(__name__)
 HOLD_TIME = ReaderConfig().hold_time  # the reader's default, as on a table
 SCAN_PERIOD = 0.1  # the virtual controller's scan cycle, seconds
 ZONE_ANTENNAS = {zone: antenna for antenna, zone in DEFAULT_ANTENNA_ZONES.items()}
-
-
-class WiringError(RuntimeError):
-    """A part of the controller the simulator needs is not available."""
 
 
 # --- RFID ---------------------------------------------------------------------------------
@@ -318,6 +312,7 @@ class SimButton:
     rng: random.Random
     name: str = "button"
     due: list[float] = field(default_factory=list)
+    held: list[Observation] = field(default_factory=list)  # presses sampled between polls
 
     def press(self, now: float) -> None:
         changes = bounce_burst(start=now, to=False, away=None, bounce=Bounce(), rng=self.rng)
@@ -330,9 +325,16 @@ class SimButton:
         self.due = [t for t in self.due if t > now]
         return self.due[0] if self.due else None
 
+    def sample(self, t: float) -> None:
+        """Let the debouncer see the pin at ``t`` (a bounce edge the clock stopped at); what it
+        reports comes out of the next :meth:`poll`."""
+        self.gpio.run_until(t)
+        self.held.extend(self.button.update(t))
+
     def poll(self, now: float) -> list[Observation]:
         self.gpio.run_until(now)
-        return list(self.button.update(now))
+        out, self.held = [*self.held, *self.button.update(now)], []
+        return out
 
     def fault(self, kind: str, now: float) -> bool:
         return False
@@ -344,102 +346,3 @@ class SimButton:
 def build_button(clock: SimClock, rng: random.Random) -> SimButton:
     gpio = SimGpio(clock=clock)
     return SimButton(gpio, ShufflerButton(gpio, pin=GREEN_BUTTON_PIN, clock=clock), rng)
-
-
-# --- the controller under test ----------------------------------------------------------------
-
-
-CONSOLE_KINDS = {"time": "time_expired"}
-"""Scenario action words that the monitor's console record names differently."""
-
-
-@dataclass(slots=True)
-class MonitorController:
-    """Adapts the real :class:`table_controller.monitor.DealingMonitor` (with the engine's
-    :class:`Table` inside) to the runner's :class:`~hw_sim.harness.runner.Controller` protocol."""
-
-    monitor: Any
-    table: Any
-    ends: list[dict[str, Any]] = field(default_factory=list)
-    seen_ends: int = 0
-
-    def observe(self, obs: Observation) -> list[Alert]:
-        return list(self.monitor.observe(obs))
-
-    def console(self, action: ScenarioAction, t: float) -> list[Alert]:
-        """A console record: a betting action, ``time`` (the clock called on the seat ran out,
-        rules.md §3 [002 #24]) or ``button`` (where the console reports the dealer button)."""
-        records = importlib.import_module("table_controller.monitor")
-        kind = CONSOLE_KINDS.get(action.kind, action.kind)
-        return list(self.monitor.console(records.ConsoleAction(
-            action.seat, kind, action.amount, t)))
-
-    def resolve(self, code: str, t: float) -> list[Alert]:
-        return list(self.monitor.resolve(code, t))
-
-    def tick(self, now: float) -> list[Alert]:
-        return list(self.monitor.tick(now))
-
-    def deal_order(self) -> Sequence[int]:
-        hand = self.monitor.hand
-        return () if hand is None else tuple(hand.deal_order)
-
-    def showdown_order(self) -> Sequence[int]:
-        return tuple(self.monitor.showdown_order())
-
-    def showdown(self, t: float) -> list[Alert]:
-        return list(self.monitor.showdown(t))
-
-    def take_hand_ends(self) -> list[dict[str, Any]]:
-        ends = list(self.monitor.hand_ends)
-        new, self.seen_ends = ends[self.seen_ends:], len(ends)
-        return [hand_end_json(e) for e in new]
-
-    def stacks(self) -> dict[int, int]:
-        return dict(self.table.stacks)
-
-    def settle_time(self) -> float:
-        """How long the monitor lets the sensors disagree before it counts (its config)."""
-        return float(self.monitor.config.settle_time)
-
-    def void(self, cause: str, t: float) -> list[Alert]:
-        """End the hand in progress as void (every chip returned)."""
-        return list(self.monitor.void(cause, t))
-
-
-def hand_end_json(end: Any) -> dict[str, Any]:
-    """A monitor ``HandEnd`` as the ``hand_end`` JSON object of ``sim --json``."""
-    return {"type": "hand_end", "hand": end.number, "voided": end.voided, "cause": end.cause,
-            "stacks": {str(s): v for s, v in sorted(end.stacks.items())}}
-
-
-def stub_antenna(scenario: Scenario) -> bool:
-    """Whether the simulated table reads the stub: with the RFID sensor, always (antenna 13)."""
-    return "rfid" in scenario.table.sensors
-
-
-def build_controller(scenario: Scenario) -> MonitorController:
-    """The real engine table and dealing monitor, configured from the scenario's ``[table]``."""
-    try:
-        engine = importlib.import_module("table_controller.engine")
-        monitor_mod = importlib.import_module("table_controller.monitor")
-    except ImportError as exc:
-        raise WiringError(f"the controller is not available: {exc}") from None
-    if not hasattr(monitor_mod, "DealingMonitor"):
-        raise WiringError("the controller is not available: table_controller.monitor has no "
-                          "DealingMonitor")
-    t = scenario.table
-    structure = {"nlhe": engine.Structure.NO_LIMIT, "plhe": engine.Structure.POT_LIMIT,
-                 "flhe": engine.Structure.FIXED_LIMIT}[t.game]
-    config = engine.GameConfig(structure=structure, small_blind=t.small_blind,
-                               big_blind=t.big_blind, ante=t.ante)
-    table = engine.Table(config, seats=t.seats)
-    for seat, stack in scenario.players.items():
-        table.sit(seat, stack)
-    table.set_button(t.button)
-    # The simulated table's reader has an antenna under the shuffler tray, so the stub can be
-    # checked at each green button (DECK_INCOMPLETE, [003]).
-    monitor = monitor_mod.DealingMonitor(
-        table, config=monitor_mod.MonitorConfig(rules=t.rules, sensors=frozenset(t.sensors),
-                                                stub_visible=stub_antenna(scenario)))
-    return MonitorController(monitor, table)

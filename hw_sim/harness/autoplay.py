@@ -2,8 +2,9 @@
 
 Used by ``table-controller demo`` and the soak benchmark. Each hand is made of the same steps a
 scenario file holds (green button, deal, card, actions, resolve, showdown, fault), generated as
-the hand goes and performed by the same :class:`~hw_sim.harness.runner.ScenarioRunner`, so the real
-controller sees exactly what it would see from a scenario.
+the hand goes and performed by the same :class:`~hw_sim.harness.runner.ScenarioRunner`, so the
+daemon's controller sees exactly what it would see from a scenario (and journals it, given a
+journal).
 
 Players are seeded random: facing a bet they mostly call, sometimes fold or raise the minimum;
 otherwise they mostly check, sometimes bet the minimum. With probability ``error_rate`` a hand
@@ -19,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hw_sim.devices.wiring import MonitorController
 from hw_sim.harness.expectations import RaisedAlert
 from hw_sim.harness.runner import Listeners, ScenarioRunner, build_runner
 from hw_sim.harness.scenario import (
@@ -35,6 +35,9 @@ from hw_sim.harness.scenario import (
     Step,
     TableSpec,
 )
+from table_controller.daemon.controller import Controller
+from table_controller.daemon.journal import Journal
+from table_controller.monitor import DealingMonitor
 from table_controller.vocabulary.alerts import Severity
 from table_controller.vocabulary.zones import seat_zone
 
@@ -96,7 +99,8 @@ class AutoTable:
                  seed: int = 1, error_rate: float = 0.1, fault_rate: float = 0.0,
                  sensors: tuple[str, ...] = ("rfid", "camera"),
                  on_alert: Callable[[RaisedAlert], None] = lambda _a: None,
-                 on_hand_end: Callable[[dict[str, Any]], None] = lambda _h: None) -> None:
+                 on_hand_end: Callable[[dict[str, Any]], None] = lambda _h: None,
+                 journal: Journal | None = None) -> None:
         if not 0.0 <= error_rate <= 1.0 or not 0.0 <= fault_rate <= 1.0:
             raise ValueError("error_rate and fault_rate are fractions between 0 and 1")
         self.scenario = demo_scenario(seats=seats, stack=stack, blinds=blinds, seed=seed,
@@ -112,14 +116,15 @@ class AutoTable:
         self._on_alert = on_alert
         self._on_hand_end = on_hand_end
         self.runner: ScenarioRunner = build_runner(
-            self.scenario, listeners=Listeners(on_alert=self._alert, on_hand_end=self._end))
-        controller = self.runner.controller
-        if not isinstance(controller, MonitorController):
-            raise TypeError("AutoTable needs the real dealing monitor")
-        self.controller = controller
+            self.scenario, listeners=Listeners(on_alert=self._alert, on_hand_end=self._end),
+            journal=journal)
+        self.controller: Controller = self.runner.controller
         self.steps = 0
         self.reports: list[HandReport] = []
-        self.runner.start()
+        if not self.runner.start():
+            self.runner.close()
+            raise AutoPlayError(f"the simulated table did not start: "
+                                f"{self.runner.record.errors[-1]}")
 
     # --- listeners ----------------------------------------------------------------------
 
@@ -136,11 +141,11 @@ class AutoTable:
     # --- state --------------------------------------------------------------------------
 
     @property
-    def monitor(self) -> Any:
+    def monitor(self) -> DealingMonitor:
         return self.controller.monitor
 
     def stacks(self) -> dict[int, int]:
-        return self.controller.stacks()
+        return dict(self.controller.table.stacks)
 
     def close(self) -> None:
         self.runner.close()
@@ -183,8 +188,8 @@ class AutoTable:
         if not self._hand_over(hands_before):
             # the hand could not finish as played: void it so the table can go on
             report.problem = report.problem or "the hand did not end"
-            self.runner.world.dealer.collect()
-            self.controller.void("simulation: hand abandoned", self.runner.world.clock())
+            self.runner.table.dealer.collect()
+            self.runner.console({"cmd": "void", "cause": "simulation: hand abandoned"})
             self.runner.settle()
         self._report = None
         return report
@@ -220,7 +225,7 @@ class AutoTable:
             self._do(lambda n: Fault(n, kind))
 
     def _deal_hole(self, report: HandReport) -> None:
-        order = list(self.controller.deal_order())
+        order = list(self.monitor.deal_order())
         if report.error == "wrong_first_seat" and len(order) > 1:
             report.injected = True
             self._do(lambda n: PlaceCard(n, None, False, seat_zone(order[1]), "down"))
@@ -241,7 +246,7 @@ class AutoTable:
             self._do(lambda n: PlaceCard(n, None, False, "board", "up"))
             return
         if report.error == "duplicate" and street == "flop":
-            hole = self.runner.world.model.in_zone(seat_zone(self.controller.deal_order()[0]))
+            hole = self.runner.table.model.in_zone(seat_zone(self.monitor.deal_order()[0]))
             card = hole[0].card if hole else None
             if card is not None:
                 report.injected = True
@@ -292,6 +297,11 @@ class AutoTable:
         if legal.can_check:
             return ScenarioAction(seat, "check")
         return ScenarioAction(seat, "allin")
+
+
+class AutoPlayError(RuntimeError):
+    """The simulated table cannot play (its first look at the table failed); the text says
+    why."""
 
 
 class _HandAborted(Exception):

@@ -1,4 +1,4 @@
-"""Run a scenario: the simulated table on one side, the real controller on the other.
+"""Run a scenario: the simulated table on one side, the daemon's controller on the other.
 
 ::
 
@@ -9,28 +9,34 @@
               REAL SerialLink + RfidReader        REAL ShufflerButton        REAL vision tracker
                                    \\___________ observations ___________/
                                                      |
-                                  DealingMonitor + rules engine -> alerts, hand_end
+        table_controller.daemon.controller.Controller (the one a table runs): DealingMonitor +
+        rules engine, console requests, journal (optional), lamps, hole-card redaction
+                                                     |
+                               MonitorOutput -> alerts attributed to steps, hand_end records
 
-The runner owns the :class:`~hw_sim.devices.clock.SimClock`. After every single card movement (and
-every button press, console action, fault) it *settles*: it lets each sensor chain see the
-table, advances the clock in ticks until the debouncers' hold times and the monitor's settle
-time have passed, and feeds every observation to the monitor in time order. Alerts are
-attributed to the scenario step during which they were raised.
-
-The sensor chains and the controller are reached through two small protocols
-(:class:`SensorChain`, :class:`Controller`); :mod:`hw_sim.devices.wiring` builds the real ones.
+The simulated table is :class:`~hw_sim.devices.sim_table.SimTable` (the same wiring as
+``run --sim`` and ``demo``). The runner moves its clock. After every single card movement (and
+every button press, console action, fault) it *settles*: it lets the controller look at the
+table (``Controller.step``: every sensor polled, the observations fed to the monitor in time
+order, the monitor's clock ticked), advancing the clock in ticks and stopping at each time a
+device has something scheduled, until the debouncers' hold times and the monitor's settle time
+have passed. Betting actions, resolves and the showdown go through the controller's console
+requests, as a dealer console sends them. Alerts are attributed to the scenario step during
+which they were raised.
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
 
-from hw_sim.devices.clock import SimClock
-from hw_sim.devices.dealer import Dealer, DealerError
-from hw_sim.devices.table_model import ModelError, PhysicalCard, TableModel, shuffled_deck
+from hw_sim.devices import wiring
+from hw_sim.devices.dealer import DealerError
+from hw_sim.devices.sim_table import SimTable
+from hw_sim.devices.table_model import ModelError, PhysicalCard
 from hw_sim.harness.expectations import RaisedAlert, RunRecord
 from hw_sim.harness.scenario import (
     Actions,
@@ -44,14 +50,25 @@ from hw_sim.harness.scenario import (
     Resolve,
     Scenario,
     ScenarioAction,
+    Seating,
     Showdown,
     Step,
 )
-from table_controller.engine import EngineError
-from table_controller.monitor.records import MonitorError
+from table_controller.daemon.controller import Controller
+from table_controller.daemon.journal import Journal
+from table_controller.engine import AnteFormat, EngineError, GameConfig, Structure, Table
+from table_controller.monitor import DealingMonitor, HandEnd, MonitorConfig, MonitorError
+from table_controller.monitor.output import MonitorOutput
+from table_controller.monitor.records import RulesProfile
+from table_controller.phh import Context
 from table_controller.vocabulary.alerts import Alert
-from table_controller.vocabulary.observations import Face, Observation
+from table_controller.vocabulary.observations import Face
 from table_controller.vocabulary.zones import SHUFFLER
+
+CONSOLE_KINDS = {"time": "time_expired"}
+"""Scenario action words that the console's ``action`` request names differently."""
+STRUCTURES = {"nlhe": Structure.NO_LIMIT, "plhe": Structure.POT_LIMIT,
+              "flhe": Structure.FIXED_LIMIT}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,53 +80,6 @@ class Timing:
     tick: float = 0.05
     settle: float = 0.4
     action_settle: float = 0.2  # after a console action: nothing moved on the felt
-
-
-class SensorChain(Protocol):
-    """One sensor path from the simulated table to observations (RFID, camera, button)."""
-
-    name: str
-
-    def poll(self, now: float) -> list[Observation]:
-        """Let the sensor see the table as it is now; return the observations it delivered."""
-
-    def fault(self, kind: str, now: float) -> bool:
-        """Inject a fault this chain can carry (scenario.md ``fault``); False if not its own."""
-
-    def next_due(self, now: float) -> float | None:
-        """The next time after ``now`` at which something is scheduled to happen on this
-        sensor (a bounce edge), so the clock can stop there; None if nothing is."""
-
-    def close(self) -> None: ...
-
-
-class Button(Protocol):
-    def press(self, now: float) -> None:
-        """Press and release the shuffler's green button (with contact bounce)."""
-
-
-class Controller(Protocol):
-    """The controller under test: the dealing monitor with the rules engine inside."""
-
-    def observe(self, obs: Observation) -> list[Alert]: ...
-
-    def console(self, action: ScenarioAction, t: float) -> list[Alert]: ...
-
-    def resolve(self, code: str, t: float) -> list[Alert]: ...
-
-    def tick(self, now: float) -> list[Alert]: ...
-
-    def deal_order(self) -> Sequence[int]:
-        """Seats dealt in for the current hand, in dealing order."""
-
-    def showdown_order(self) -> Sequence[int]: ...
-
-    def showdown(self, t: float) -> list[Alert]: ...
-
-    def take_hand_ends(self) -> list[dict[str, Any]]:
-        """``hand_end`` records (JSON-ready dicts) produced since the last call."""
-
-    def stacks(self) -> dict[int, int]: ...
 
 
 class StepError(Exception):
@@ -124,52 +94,42 @@ class Listeners:
 
 
 @dataclass(slots=True)
-class SimWorld:
-    """The simulated side: clock, physical table, dealer and the shuffler's decks."""
-
-    clock: SimClock
-    model: TableModel
-    dealer: Dealer
-    deck_rng: random.Random
-    first_order: tuple[Any, ...] = ()
-    decks_dealt: int = 0
-    deck_fresh: bool = False  # the shuffler's deck has not been dealt from yet
-
-    def next_deck(self) -> list[Any]:
-        """Each hand gets a freshly shuffled deck; only hand 1's starts with ``[deck] order``."""
-        top = self.first_order if self.decks_dealt == 0 else ()
-        self.decks_dealt += 1
-        self.deck_fresh = True
-        return shuffled_deck(self.deck_rng, top, self.model.deck_faces())
-
-
-@dataclass(slots=True)
 class ScenarioRunner:
-    """Runs ``scenario`` step by step against ``controller`` through ``chains``."""
+    """Runs ``scenario`` step by step on the simulated ``table`` against ``controller`` (whose
+    sensors are the table's)."""
 
     scenario: Scenario
-    world: SimWorld
+    table: SimTable
     controller: Controller
-    chains: Sequence[SensorChain]
-    button: Button
     timing: Timing = field(default_factory=Timing)
     listeners: Listeners = field(default_factory=Listeners)
     record: RunRecord = field(default_factory=RunRecord)
     step_number: int = 0
     open_alerts: list[Alert] = field(default_factory=list)
+    _ended: list[HandEnd] = field(default_factory=list)
+    _faults: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.controller.on_output = self._heard
+        self.controller.on_fault = self._faults.append
 
     def run(self) -> RunRecord:
-        self.start()
-        for step in self.scenario.steps:
-            if not self.do(step):
-                break
+        if self.start():
+            for step in self.scenario.steps:
+                if not self.do(step):
+                    break
         return self.finish()
 
-    def start(self) -> None:
-        """The shuffler prepares the first deck; the sensors take a first look."""
-        self.world.dealer.after_move = self.settle
-        self.world.dealer.new_hand(self.world.next_deck())
-        self.settle()
+    def start(self) -> bool:
+        """The sensors take a first look at the table (the shuffler holds the first deck);
+        False (and the error recorded) if that failed."""
+        self.table.dealer.after_move = self.settle
+        try:
+            self.settle()
+        except StepError as exc:
+            self.record.errors.append(f"before step 1: {exc}")
+            return False
+        return True
 
     def do(self, step: Step) -> bool:
         """Perform one step and let the table settle; False (and the error recorded) if the
@@ -178,37 +138,31 @@ class ScenarioRunner:
         self.listeners.on_step(step)
         try:
             self.perform(step)
+            console = isinstance(step, Actions | ButtonReport | Seating)
+            self.settle(self.timing.action_settle if console else None)
         except (StepError, DealerError, ModelError, MonitorError, EngineError) as exc:
             # the table or the controller refused the step: name it, keep the state
             self.record.errors.append(f"step {step.number}: {exc}")
             return False
-        console = isinstance(step, Actions | ButtonReport)
-        self.settle(self.timing.action_settle if console else None)
         return True
 
     def finish(self) -> RunRecord:
-        self.record.stacks = dict(self.controller.stacks())
+        self.record.stacks = dict(self.controller.table.stacks)
         return self.record
 
     def close(self) -> None:
-        for chain in self.chains:
-            chain.close()
-        self.world.model.close()
+        """Close the controller: the sensor chains, the lamps, the journal, the table."""
+        self.controller.close()
 
     # --- steps --------------------------------------------------------------------------
 
     def perform(self, step: Step) -> None:
-        dealer, model = self.world.dealer, self.world.model
+        dealer, model = self.table.dealer, self.table.model
         if isinstance(step, PressGreenButton):
-            # each press starts a hand from a freshly shuffled deck (the shuffler prepared the
-            # first one before the run; later ones once the felt is clear)
-            if not model.felt and not self.world.deck_fresh:
-                dealer.new_hand(self.world.next_deck())
-            self.world.deck_fresh = False
-            self.button.press(self.world.clock())
+            self.table.press_green_button()
         elif isinstance(step, Deal):
             if step.street == "hole":
-                order = list(self.controller.deal_order())
+                order = list(self.controller.monitor.deal_order())
                 if not order:
                     raise StepError("deal = \"hole\": the controller has no hand to deal")
                 dealer.deal_hole(order)
@@ -225,24 +179,31 @@ class ScenarioRunner:
             dealer.flip(model.find_on_felt(step.card))
         elif isinstance(step, Actions):
             for action in step.actions:
-                self.emit(self.controller.console(action, self.world.clock()))
+                self.console(action_request(action))
                 self.settle(self.timing.action_settle)
+        elif isinstance(step, Seating):
+            self.console(seating_request(step))
         elif isinstance(step, ButtonReport):
-            self.emit(self.controller.console(ScenarioAction(step.seat, "button"),
-                                              self.world.clock()))
+            self.console(action_request(ScenarioAction(step.seat, "button")))
         elif isinstance(step, Resolve):
             self.resolve(step.code)
         elif isinstance(step, Showdown):
-            for seat in list(self.controller.showdown_order()):
+            for seat in self.controller.monitor.showdown_order():
                 dealer.show(seat)
-            self.emit(self.controller.showdown(self.world.clock()))
-        elif isinstance(step, Fault):
-            now = self.world.clock()
-            if not any(chain.fault(step.kind, now) for chain in self.chains):
-                raise StepError(f"fault {step.kind!r}: no sensor in this run carries it")
+            self.console({"cmd": "showdown"})
+        elif isinstance(step, Fault) and not self.table.fault(step.kind, self.table.clock()):
+            raise StepError(f"fault {step.kind!r}: no sensor in this run carries it")
+
+    def console(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A request on the dealer console; a refusal is a :class:`StepError` with its
+        reason."""
+        answer = self.controller.handle(request)
+        if not answer.get("ok"):
+            raise StepError(str(answer.get("error")))
+        return answer
 
     def _card_for(self, step: PlaceCard) -> PhysicalCard:
-        model = self.world.model
+        model = self.table.model
         if step.joker:
             return model.new_joker()
         if step.card is None:
@@ -256,7 +217,7 @@ class ScenarioRunner:
     def _stub_card_for(self, step: PlaceCard) -> PhysicalCard:
         """The card found face up on the stub: the top card ("next"), the named card of the
         deck wherever it lay in the stub, or a card brought in (copy, foreign, joker)."""
-        model = self.world.model
+        model = self.table.model
         if step.is_next:
             stub = model.stub
             if not stub:
@@ -272,80 +233,129 @@ class ScenarioRunner:
         alert = next((a for a in reversed(self.open_alerts) if a.code == code), None)
         if alert is None:
             raise StepError(f"resolve {code}: the controller raised no {code} to resolve")
-        self.world.dealer.carry_out(alert, rules=self.scenario.table.rules)
+        self.table.dealer.carry_out(alert, rules=self.scenario.table.rules)
         self.open_alerts = [a for a in self.open_alerts if a.code != code]
-        self.emit(self.controller.resolve(code, self.world.clock()))
+        self.console({"cmd": "resolve", "code": code})
 
     # --- time -------------------------------------------------------------------------
 
     def settle(self, seconds: float | None = None) -> None:
-        """Let the sensors and the monitor see the table until it has been still for
-        ``seconds`` (default ``timing.settle``) simulated seconds."""
-        clock, timing = self.world.clock, self.timing
+        """Let the controller look at the table until it has been still for ``seconds``
+        (default ``timing.settle``) simulated seconds."""
+        clock, timing = self.table.clock, self.timing
         end = clock() + (timing.settle if seconds is None else seconds)
         while True:
             now = clock()
-            observations: list[Observation] = []
-            for chain in self.chains:
-                observations.extend(chain.poll(now))
-            observations.sort(key=lambda o: o.t)
-            for obs in observations:
-                self.emit(self.controller.observe(obs))
-            self.emit(self.controller.tick(now))
-            self.hand_ends()
+            self.controller.step()
+            self._after_look()
             if now >= end:
                 return
             target = min(now + timing.tick, end)
-            for chain in self.chains:
-                due = chain.next_due(now)
-                if due is not None and now < due < target:
-                    target = due
+            due = self.table.next_due(now)
+            if due is not None and due < target:
+                target = due
             clock.advance_to(target)
 
-    def hand_ends(self) -> None:
-        for record in self.controller.take_hand_ends():
+    def _after_look(self) -> None:
+        if self._faults:
+            fault = self._faults[0]
+            self._faults.clear()
+            raise StepError(fault)
+        while self._ended:
+            end = self._ended.pop(0)
             self.record.hands += 1
             self.open_alerts.clear()
-            self.listeners.on_hand_end(record)
+            self.listeners.on_hand_end(hand_end_json(end))
             # scenario.md: when a hand ends the dealer gathers every card back into the shuffler
-            self.world.dealer.collect()
+            self.table.dealer.collect()
 
-    def emit(self, alerts: Sequence[Alert]) -> None:
-        for alert in alerts:
+    def _heard(self, out: MonitorOutput) -> None:
+        """What the controller published, as it happened."""
+        for alert in out.alerts:
             raised = RaisedAlert(alert, self.step_number)
             self.record.alerts.append(raised)
             self.open_alerts.append(alert)
             self.listeners.on_alert(raised)
+        if out.hand_ended is not None:
+            self._ended.append(out.hand_ended)
 
 
-def build_runner(scenario: Scenario, *, listeners: Listeners | None = None) -> ScenarioRunner:
-    """Wire ``scenario`` to the real controller and the simulated sensors it names."""
-    from hw_sim.devices import wiring  # the real parts are imported only when a run is built
+def action_request(action: ScenarioAction) -> dict[str, Any]:
+    """A scenario's betting action (or ``time``, ``button``) as the console's ``action``
+    request."""
+    request: dict[str, Any] = {"cmd": "action", "seat": action.seat,
+                               "kind": CONSOLE_KINDS.get(action.kind, action.kind)}
+    if action.amount is not None:
+        request["amount"] = action.amount
+    return request
 
-    clock = SimClock()
-    model = TableModel(missing=scenario.deck_missing, extra=scenario.deck_extra)
-    dealer = Dealer(model, rng=random.Random(f"dealer:{scenario.deck_seed}"))
-    world = SimWorld(clock=clock, model=model, dealer=dealer,
-                     deck_rng=random.Random(scenario.deck_seed),
-                     first_order=tuple(scenario.deck_order))
-    controller = wiring.build_controller(scenario)
-    chains: list[SensorChain] = []
-    if "rfid" in scenario.table.sensors:
-        chains.append(wiring.build_pty_rfid(model, clock, seed=scenario.deck_seed,
-                                            stub_antenna=wiring.stub_antenna(scenario)))
-    if "camera" in scenario.table.sensors:
-        from hw_sim.devices.camera_chain import (
-            build_camera,  # OpenCV: only when a camera is simulated
-        )
 
-        # the simulated camera's layout covers the shuffler tray: it sees the stub's top card
-        chains.append(build_camera(model, seed=scenario.deck_seed, stub_view=True))
-    button = wiring.build_button(clock, random.Random(f"button:{scenario.deck_seed}"))
-    chains.append(button)
+def seating_request(step: Seating) -> dict[str, Any]:
+    """A scenario's seating record as the console's request (``sit`` with the stack,
+    ``leave``, ``sit_out``, ``sit_in``)."""
+    request: dict[str, Any] = {"cmd": step.kind, "seat": step.seat}
+    if step.kind == "sit":
+        request["stack"] = step.stack
+    return request
+
+
+def hand_end_json(end: HandEnd) -> dict[str, Any]:
+    """A monitor ``HandEnd`` as the ``hand_end`` JSON object of ``sim --json``."""
+    return {"type": "hand_end", "hand": end.number, "voided": end.voided, "cause": end.cause,
+            "stacks": {str(s): v for s, v in sorted(end.stacks.items())}}
+
+
+def scenario_monitor(scenario: Scenario) -> DealingMonitor:
+    """The rules engine's table and the dealing monitor, configured from ``[table]`` and
+    ``[players]``. With the reader, the simulated table has an antenna under the shuffler tray,
+    so the stub is checked at each green button (DECK_INCOMPLETE, [003])."""
+    t = scenario.table
+    config = GameConfig(structure=STRUCTURES[t.game], small_blind=t.small_blind,
+                        big_blind=t.big_blind, ante=t.ante, ante_format=AnteFormat(t.ante_format))
+    table = Table(config, seats=t.seats)
+    for seat, stack in scenario.players.items():
+        table.sit(seat, stack)
+    table.set_button(t.button)
+    rules: RulesProfile = "house" if t.rules == "house" else "tda"  # the loader checked it
+    return DealingMonitor(table, config=MonitorConfig(
+        rules=rules, sensors=frozenset(t.sensors), stub_visible="rfid" in t.sensors))
+
+
+def build_runner(scenario: Scenario, *, listeners: Listeners | None = None,
+                 journal: Journal | None = None, wall_start: datetime | None = None,
+                 rfid_link: Literal["pty", "in_process"] = "pty") -> ScenarioRunner:
+    """The simulated table ``scenario`` names, and the daemon's controller over it.
+
+    ``journal``: the controller journals the run there (a run is started, named after the
+    scenario), as a table does. ``wall_start``: the wall time of the run's start (default now);
+    simulated time runs on from it. ``rfid_link``: ``pty`` (default) or ``in_process``."""
+    t = scenario.table
+    rfid = "rfid" in t.sensors
+    table = SimTable(seed=scenario.deck_seed, sensors=t.sensors,
+                     first_order=scenario.deck_order, missing=scenario.deck_missing,
+                     extra=scenario.deck_extra, stub_antenna=rfid,
+                     # the simulated camera's layout covers the shuffler tray: it sees the
+                     # stub's top card
+                     stub_view=True, rfid_link=rfid_link)
+    monitor = scenario_monitor(scenario)
+    clock, origin = table.clock, table.clock()
+    started = wall_start or datetime.now(UTC)
+
+    def wall() -> datetime:
+        return started + timedelta(seconds=clock() - origin)
+
+    controller = Controller(monitor=monitor, sensors=table.sensors, journal=journal,
+                            outputs=table.outputs(), clock=clock, wall_clock=wall,
+                            phh_context=Context(seat_count=t.seats, table=scenario.name),
+                            also_close=[table.model.close])
+    if journal is not None:
+        journal.start_run(t=origin, wall=started.isoformat(timespec="milliseconds"),
+                          table_name=scenario.name, config=json.dumps({
+                              "scenario": scenario.path, "seats": t.seats, "game": t.game,
+                              "rules": t.rules, "sensors": sorted(t.sensors), "sim": True}))
     # Still long enough after each movement for a removal to outlast the reader's hold time
     # and for the monitor's settle time to pass after it, with a tick to spare.
-    settle = wiring.HOLD_TIME + controller.settle_time() + 0.2
+    settle = wiring.HOLD_TIME + monitor.config.settle_time + 0.2
     timing = Timing(tick=wiring.SCAN_PERIOD, settle=settle, action_settle=0.3)
-    return ScenarioRunner(scenario=scenario, world=world, controller=controller, chains=chains,
-                          button=button, timing=timing,
+    return ScenarioRunner(scenario=scenario, table=table, controller=controller, timing=timing,
                           listeners=listeners or Listeners())

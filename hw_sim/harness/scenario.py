@@ -10,7 +10,9 @@ silently change what a scenario tests.
 Keys beyond the core format (it allows more; docs/simulator.md documents them): ``[deck]
 missing`` / ``extra`` (a short or over-full deck), ``card`` steps ``to = "shuffler"`` with
 ``face = "up"`` (a card found face up on the stub), the action ``"SEAT time"`` (the clock called
-on the seat ran out) and the step ``button = SEAT`` (the console reports the dealer button).
+on the seat ran out), the step ``button = SEAT`` (the console reports the dealer button), the
+seating steps ``sit = SEAT`` (with ``stack``), ``leave``, ``sit_out``, ``sit_in`` (console records
+that move players between hands) and ``[table] ante_format``.
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ FAULTS = ("serial_garbage", "serial_unplug", "tag_dropout", "camera_freeze")
 ACTION_KINDS = ("fold", "check", "call", "bet", "raise", "allin", "time")
 STEP_KINDS = (
     "green_button", "deal", "card", "move", "flip", "actions", "resolve", "showdown", "fault",
-    "button",
+    "button", "sit", "leave", "sit_out", "sit_in",
 )
+SEATING_KINDS = ("sit", "leave", "sit_out", "sit_in")
+ANTE_FORMATS = ("each", "big_blind", "button")  # rules.md §2, TDA 2024 RP-11
 MAX_EXTRA = 8  # [deck] extra: more would be a second deck, not a fouled one
 MIN_SEATS, MAX_SEATS = 2, 10
 
@@ -57,6 +61,7 @@ class TableSpec:
     button: int
     rules: str
     sensors: tuple[str, ...]
+    ante_format: str = "each"  # who posts the ante: every player, the big blind, the button
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +153,24 @@ class ButtonReport:
     seat: int
 
 
+@dataclass(frozen=True, slots=True)
+class Seating:
+    """A console record that seats or unseats a player: ``sit`` (a newcomer with ``stack``
+    chips; between the button and the small blind he waits for the button, rules.md §2),
+    ``leave``, ``sit_out`` (away: the blinds that pass him are owed, [000, 003]), ``sit_in``."""
+
+    number: int
+    kind: str  # sit | leave | sit_out | sit_in
+    seat: int
+    stack: int | None = None  # sit only
+
+    def action(self) -> ScenarioAction:
+        """The record as the console action the controller takes."""
+        return ScenarioAction(self.seat, self.kind, self.stack)
+
+
 Step = (PressGreenButton | Deal | PlaceCard | MoveCard | FlipCard | Actions | Resolve | Showdown
-        | Fault | ButtonReport)
+        | Fault | ButtonReport | Seating)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,9 +300,10 @@ class _Parser:
         players = self.players(data["players"])
         table = self.table_spec(data["table"], players)
         seed, order, missing, extra = self.deck(data["deck"])
-        steps = self.steps(data["step"], table, players)
+        seated = set(players)  # every seat that has a player at some point of the run
+        steps = self.steps(data["step"], table, seated)
         expectations = self.expectations(data.get("expect", []), table, len(steps))
-        result = self.result(data["result"], players) if "result" in data else ResultSpec()
+        result = self.result(data["result"], seated) if "result" in data else ResultSpec()
         return Scenario(path=self.source, name=name, table=table, players=players,
                         deck_seed=seed, deck_order=order, steps=steps,
                         expectations=expectations, result=result,
@@ -301,7 +323,8 @@ class _Parser:
 
     def table_spec(self, value: Any, players: dict[int, int]) -> TableSpec:
         t = self.table("[table]", value)
-        self.keys("[table]", t, ("seats", "game", "blinds", "ante", "button", "rules", "sensors"))
+        self.keys("[table]", t, ("seats", "game", "blinds", "ante", "ante_format", "button",
+                                 "rules", "sensors"))
         for required in ("seats", "game", "blinds", "button"):
             if required not in t:
                 raise self.fail("[table]", f"missing key {required!r}")
@@ -315,6 +338,8 @@ class _Parser:
         if sb > bb:
             raise self.fail("[table] blinds", f"small blind {sb} is above big blind {bb}")
         ante = self.integer("[table] ante", t.get("ante", 0), low=0)
+        ante_format = self.string("[table] ante_format", t.get("ante_format", "each"),
+                                  ANTE_FORMATS)
         button = self.integer("[table] button", t["button"], low=1, high=seats)
         rules = self.string("[table] rules", t.get("rules", "tda"), RULE_PROFILES)
         sensors_raw = t.get("sensors", list(SENSORS))
@@ -330,7 +355,7 @@ class _Parser:
         if button not in players:
             raise self.fail("[table] button", f"seat {button} has no player")
         return TableSpec(seats=seats, game=game, small_blind=sb, big_blind=bb, ante=ante,
-                         button=button, rules=rules, sensors=sensors)
+                         button=button, rules=rules, sensors=sensors, ante_format=ante_format)
 
     def card_list(self, where: str, value: Any) -> tuple[Card, ...]:
         """A list of distinct cards such as ``["As", "Kd"]``."""
@@ -363,11 +388,12 @@ class _Parser:
                 raise self.fail("[deck] order", f"{c} is missing from the deck ([deck] missing)")
         return seed, order, missing, extra
 
-    def steps(self, value: Any, table: TableSpec,
-              players: dict[int, int]) -> tuple[Step, ...]:
+    def steps(self, value: Any, table: TableSpec, seated: set[int]) -> tuple[Step, ...]:
+        """The steps in order; ``seated`` (the players' seats) grows with each ``sit``, so an
+        action may name a newcomer only after he sat down."""
         if not isinstance(value, list) or not value:
             raise self.fail("top level", "'step' must be one or more [[step]] entries")
-        return tuple(self.step(n, raw, table, players) for n, raw in enumerate(value, 1))
+        return tuple(self.step(n, raw, table, seated) for n, raw in enumerate(value, 1))
 
     def zone(self, where: str, value: Any, table: TableSpec, *,
              shuffler: bool = False) -> str:
@@ -384,7 +410,7 @@ class _Parser:
         raise self.fail(where, f"{z!r} is not a zone (seat1..seat{table.seats}, board, burn, "
                                f"muck{also})")
 
-    def step(self, n: int, raw: Any, table: TableSpec, players: dict[int, int]) -> Step:
+    def step(self, n: int, raw: Any, table: TableSpec, seated: set[int]) -> Step:
         where = f"step {n}"
         s = self.table(where, raw)
         kinds = [k for k in STEP_KINDS if k in s]
@@ -417,8 +443,10 @@ class _Parser:
             self.keys(where, s, ("actions",))
             if not isinstance(value, list) or not value:
                 raise self.fail(where, 'actions must be a non-empty list such as ["3 call"]')
-            return Actions(n, tuple(self.action(f"{where} action {i}", a, players)
+            return Actions(n, tuple(self.action(f"{where} action {i}", a, seated)
                                     for i, a in enumerate(value, 1)))
+        if kind in SEATING_KINDS:
+            return self.seating(n, s, kind, table, seated)
         if kind == "button":
             self.keys(where, s, ("button",))
             return ButtonReport(n, self.integer(f"{where} button", value, low=1,
@@ -436,6 +464,21 @@ class _Parser:
             raise self.fail(where, f"fault {fault!r} needs the {needs} sensor, and [table] "
                                    f"sensors = {list(table.sensors)!r}")
         return Fault(n, fault)
+
+    def seating(self, n: int, s: dict[str, Any], kind: str, table: TableSpec,
+                seated: set[int]) -> Seating:
+        where = f"step {n}"
+        self.keys(where, s, (kind, "stack") if kind == "sit" else (kind,))
+        seat = self.integer(f"{where} {kind}", s[kind], low=1, high=table.seats)
+        if kind != "sit":
+            if seat not in seated:
+                raise self.fail(where, f"{kind} = {seat}: seat {seat} has no player")
+            return Seating(n, kind, seat)
+        if "stack" not in s:
+            raise self.fail(where, "'sit' needs 'stack' (the newcomer's chips)")
+        stack = self.integer(f"{where} stack", s["stack"], low=1)
+        seated.add(seat)
+        return Seating(n, kind, seat, stack)
 
     def felt_card(self, where: str, value: Any) -> Card | None:
         if value == "joker":
@@ -468,7 +511,7 @@ class _Parser:
                                    "on the stub); cards go back to the stub when a hand ends")
         return PlaceCard(n, card, joker, to, face, copy, foreign)
 
-    def action(self, where: str, value: Any, players: dict[int, int]) -> ScenarioAction:
+    def action(self, where: str, value: Any, players: set[int]) -> ScenarioAction:
         text = self.string(where, value)
         parts = text.split()
         if len(parts) not in (2, 3) or not parts[0].isdigit():
@@ -515,7 +558,7 @@ class _Parser:
             out.append(Expectation(code, expected=True, hand=hand, seat=seat, step=step))
         return tuple(out)
 
-    def result(self, value: Any, players: dict[int, int]) -> ResultSpec:
+    def result(self, value: Any, players: set[int]) -> ResultSpec:
         r = self.table("[result]", value)
         self.keys("[result]", r, ("strict", "hands", "stacks"))
         strict = self.boolean("[result] strict", r.get("strict", True))

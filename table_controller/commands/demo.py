@@ -1,10 +1,10 @@
 """``table-controller demo``: the simulated table plays hands with a dealer who sometimes errs.
 
-The controller is the real one (RFID over a pty, the shuffler button on simulated GPIO, the
-vision pipeline on rendered frames, the dealing monitor and the rules engine; see
-docs/simulator.md). On a terminal a live view shows the seats, stacks, board, pot and the
-alerts with their remedies; otherwise (a pipe, a log file) one plain line per event.
-Ctrl-C stops cleanly after closing the simulated devices.
+The controller is the daemon's (RFID over a pty, the shuffler button on simulated GPIO, the
+vision pipeline on rendered frames, the dealing monitor and the rules engine, the lamps on
+simulated GPIO; see docs/simulator.md). On a terminal a live view shows the seats, stacks,
+board, pot and the alerts with their remedies; otherwise (a pipe, a log file) one plain line
+per event. Ctrl-C stops cleanly after closing the simulated devices.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hw_sim.devices.wiring import WiringError
-    from hw_sim.harness.autoplay import AutoTable, HandReport
+    from hw_sim.harness.autoplay import AutoPlayError, AutoTable, HandReport
 
     sensors = tuple(s.strip() for s in args.sensors.split(",") if s.strip())
     if not sensors or any(s not in ("rfid", "camera") for s in sensors):
@@ -44,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         table = AutoTable(seats=args.seats, seed=args.seed, error_rate=args.error_rate,
                           sensors=sensors, on_alert=view.alert, on_hand_end=view.hand_end)
-    except WiringError as exc:
+    except AutoPlayError as exc:
         print(f"demo: {exc}", file=sys.stderr)
         return 1
     reports: list[HandReport] = []
@@ -152,7 +151,7 @@ class _LiveView(_PlainView):
         from table_controller.vocabulary.zones import BOARD, seat_zone
 
         t = self.table
-        model = t.runner.world.model
+        model = t.runner.table.model
         hand = t.monitor.hand
         seats = Table(title=None, expand=True)
         for col in ("seat", "stack", "bet", "cards"):

@@ -4,7 +4,9 @@
 searched recursively) through our rules engine and prints the finishing stacks, one line per hand
 in the file's player order. A file that cannot be read or replayed gives one error line naming
 the file and the problem; the other files are still replayed; the exit status is 1 if any failed.
-``--check`` also fails a file whose ``finishing_stacks`` field disagrees with the replay.
+``--check`` also fails a file whose ``finishing_stacks`` field disagrees with the replay (also
+when the file's figure is not a whole number of chips, such as half an odd chip: it is kept as
+written, not used by the replay, and reported).
 """
 
 from __future__ import annotations
@@ -13,6 +15,10 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from table_controller.phh.model import HandHistory
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -58,15 +64,8 @@ def _replay(args: argparse.Namespace) -> int:
                 stacks = list(replay(history).finishing_stacks)
             except PhhError as exc:
                 raise PhhError(f"{name}: {exc}") from None
-            if (
-                args.check
-                and history.finishing_stacks is not None
-                and list(history.finishing_stacks) != stacks
-            ):
-                raise PhhError(
-                    f"{name}: field 'finishing_stacks': the file says "
-                    f"{list(history.finishing_stacks)}, the replay gives {stacks}"
-                )
+            if args.check:
+                _check(name, history, stacks)
         except PhhError as exc:
             failed += 1
             message = str(exc)
@@ -84,3 +83,17 @@ def _replay(args: argparse.Namespace) -> int:
     if failed and not args.json:
         print(f"{failed} of {len(files)} file(s) failed", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _check(name: str, history: HandHistory, stacks: list[int]) -> None:
+    """``--check``: the file's own ``finishing_stacks`` (whole chips, or kept as written when
+    they are not) must equal the replay's."""
+    from table_controller.phh.model import PhhError
+
+    if "finishing_stacks" in history.unread:
+        figure = history.unread["finishing_stacks"]
+        raise PhhError(f"{name}: field 'finishing_stacks': the file says {figure!r} (not whole "
+                       f"chips), the replay gives {stacks}")
+    if history.finishing_stacks is not None and list(history.finishing_stacks) != stacks:
+        raise PhhError(f"{name}: field 'finishing_stacks': the file says "
+                       f"{list(history.finishing_stacks)}, the replay gives {stacks}")

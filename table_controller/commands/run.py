@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    from table_controller.config import ConfigError, load_config, parse_config
+    from table_controller.config import TableConfigError, load_config, parse_config
     from table_controller.daemon.build import StartError, build_controller
 
     logging.basicConfig(level=args.log_level, stream=sys.stderr,
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             config = load_config(args.config)
         else:
             config = parse_config(SIM_DEFAULTS, path="<--sim defaults>")
-    except ConfigError as exc:
+    except TableConfigError as exc:
         print(f"invalid configuration: {exc}", file=sys.stderr)
         return 2
     if args.journal:
@@ -66,8 +66,13 @@ def run(args: argparse.Namespace) -> int:
     station = Station(config.station, sim=args.sim)
     served = config.station.listen is not None
     try:
-        controller = build_controller(config, sim=args.sim, sim_seed=args.seed,
-                                      commands=station.commands())
+        if args.sim:
+            from hw_sim.harness.run_sim import build_sim_controller
+
+            controller = build_sim_controller(config, seed=args.seed,
+                                              commands=station.commands())
+        else:
+            controller = build_controller(config, commands=station.commands())
     except StartError as exc:
         print(f"run: cannot start: {exc}", file=sys.stderr)
         return 1

@@ -1,9 +1,13 @@
-"""``table-controller sim SCENARIO.toml [--json] [--check]``: run a scenario on the simulated
-table through the real controller (docs/simulator.md, docs/scenario.md).
+"""``table-controller sim SCENARIO.toml [--json] [--check] [--journal FILE]``: run a scenario on
+the simulated table through the daemon's controller (docs/simulator.md, docs/scenario.md).
+
+With ``--journal`` the controller journals the run as a table does (every observation, console
+request, alert and hand, with its hand history), so ``table-controller journal FILE hands``
+lists the scenario's hands.
 
 Exit status: 0 the run went through (and with ``--check`` matched every expectation); 1 a step
-could not be carried out, the controller is missing, or ``--check`` found a difference (each
-one is named); 2 the scenario file is invalid (nothing runs).
+could not be carried out, or ``--check`` found a difference (each one is named); 2 the scenario
+file is invalid or the journal cannot be opened (nothing runs).
 """
 
 from __future__ import annotations
@@ -39,13 +43,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="one JSON object per line: alerts, hand_end, a final summary")
     parser.add_argument("--check", action="store_true",
                         help="compare with [[expect]] and [result]; exit 1 on any difference")
+    parser.add_argument("--journal", metavar="FILE",
+                        help="journal the run into this file (SQLite), as a table does")
 
 
 def run(args: argparse.Namespace) -> int:
-    from hw_sim.devices.wiring import WiringError
     from hw_sim.harness.expectations import RaisedAlert, differences
     from hw_sim.harness.runner import Listeners, build_runner
     from hw_sim.harness.scenario import ScenarioError, load_scenario
+    from table_controller.daemon.journal import Journal, JournalError
 
     if args.list:
         for path in sorted(BUILT_IN.glob("*.toml")):
@@ -63,6 +69,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"invalid scenario: {exc}", file=sys.stderr)
         return 2
 
+    journal = None
+    if args.journal:
+        try:
+            journal = Journal.open(args.journal)
+        except JournalError as exc:
+            print(f"sim: {exc}", file=sys.stderr)
+            return 2
     started = datetime.now(UTC)
     out = sys.stdout
     origin: list[float] = []
@@ -89,13 +102,10 @@ def run(args: argparse.Namespace) -> int:
             stacks = " ".join(f"{s}:{v}" for s, v in record.get("stacks", {}).items())
             print(f"hand {record.get('hand')} ended{how}; stacks {stacks}", file=out, flush=True)
 
-    try:
-        runner = build_runner(scenario, listeners=Listeners(on_alert=on_alert,
-                                                             on_hand_end=on_hand_end))
-    except WiringError as exc:
-        print(f"cannot run {scenario.path}: {exc}", file=sys.stderr)
-        return 1
-    origin.append(runner.world.clock())
+    runner = build_runner(scenario, listeners=Listeners(on_alert=on_alert,
+                                                         on_hand_end=on_hand_end),
+                          journal=journal, wall_start=started)
+    origin.append(runner.table.clock())
     try:
         record = runner.run()
     finally:
@@ -105,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         "type": "summary", "scenario": scenario.path, "name": scenario.name,
         "hands": record.hands, "alerts": len(record.alerts),
         "stacks": {str(s): v for s, v in sorted(record.stacks.items())},
-        "simulated_seconds": round(runner.world.clock() - origin[0], 3),
+        "simulated_seconds": round(runner.table.clock() - origin[0], 3),
     }
     if args.check:
         summary["passed"] = not diffs

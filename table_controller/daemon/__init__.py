@@ -4,7 +4,9 @@ journal (SQLite), event bus (pyzmq) and alert outputs. See docs/running.md.
 - :mod:`.controller`: :class:`Controller`, the loop (``step``/``run``) and the console requests;
 - :mod:`.journal`: :class:`Journal`, the append-only SQLite record and its queries;
 - :mod:`.bus`: :class:`EventBus` (public and floor PUB channels), :class:`ConsoleServer` (REP);
-- :mod:`.build`: a :class:`Controller` from a table's configuration (real devices or simulated);
+- :mod:`.build`: a :class:`Controller` from a table's configuration, its devices opened by a
+  function (the table's own by default; ``run --sim`` passes the simulator's, from ``hw_sim``:
+  the daemon never imports the simulator);
 - :mod:`.sensors`: adapters for the RFID service, the shuffler button and the camera;
-- :mod:`.simtable`: the simulated table (``run --sim`` and the tests).
+- :mod:`.redact`: the public channel's copy of an alert, hole cards hidden.
 """

@@ -1,9 +1,11 @@
 """Build a :class:`~table_controller.daemon.controller.Controller` from the table's
-configuration: the engine table and the dealing monitor, the journal, the bus, and the devices
-(real ones per configuration, or the simulator's with ``sim=True``).
+configuration: the engine table and the dealing monitor, the journal, the bus, and the devices.
 
-Each device is opened only when the configuration names it; RPi.GPIO and OpenCV are imported
-only for the devices that need them. A device that cannot be opened raises :class:`StartError`
+The devices are opened by an :data:`OpenDevices` function: :func:`table_devices` (the default)
+opens the table's own per configuration; ``run --sim`` passes the simulator's
+(:func:`hw_sim.harness.run_sim.sim_devices`), so the daemon never imports the simulator. Each
+device is opened only when the configuration names it; RPi.GPIO and OpenCV are imported only
+for the devices that need them. A device that cannot be opened raises :class:`StartError`
 naming it, after closing what was already opened.
 """
 
@@ -13,21 +15,41 @@ import contextlib
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from firmware_bridge.outputs import AlertOutputs
 from table_controller.config import TableConfig
 from table_controller.daemon.bus import BusError, ConsoleServer, EventBus
 from table_controller.daemon.controller import Command, Controller, Sensor
 from table_controller.daemon.journal import Journal, JournalError
 from table_controller.engine import Table
-from table_controller.monitor import DealingMonitor
+from table_controller.monitor import DealingMonitor, MonitorConfig
 from table_controller.phh import Context
 
 
 class StartError(RuntimeError):
     """A part of the controller could not be started; the text names it."""
+
+
+@dataclass(slots=True)
+class Devices:
+    """What a controller reads and drives, as opened for it. ``clock``: the monotonic clock
+    the devices run on. ``commands``: extra console commands; ``status``: extra fields of the
+    status answer. ``close``: closed by the controller after its sensors and lamps."""
+
+    sensors: list[Sensor]
+    outputs: AlertOutputs | None = None
+    clock: Callable[[], float] = time.monotonic
+    commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
+    status: Callable[[], Mapping[str, Any]] | None = None
+    close: list[Callable[[], None]] = field(default_factory=list)
+
+
+OpenDevices = Callable[[TableConfig, DealingMonitor, list[Callable[[], None]]], Devices]
+"""Opens the devices of a table for its monitor. Each thing opened is added to the list of
+closers at once, so a later failure closes it again."""
 
 
 def build_table(config: TableConfig) -> Table:
@@ -38,24 +60,27 @@ def build_table(config: TableConfig) -> Table:
     return table
 
 
-def _config_summary(config: TableConfig) -> str:
+def _config_summary(config: TableConfig, notes: Mapping[str, Any]) -> str:
     t = config.table
     return json.dumps({"path": config.path, "seats": t.seats, "game": t.game,
                        "engine": {k: str(v) for k, v in asdict(t.engine).items()},
-                       "rules": t.monitor.rules, "sensors": sorted(t.monitor.sensors)})
+                       "rules": t.monitor.rules, "sensors": sorted(t.monitor.sensors),
+                       **notes})
 
 
-def build_controller(config: TableConfig, *, sim: bool = False,
-                     sim_seed: int | None = None,
+def build_controller(config: TableConfig, *, devices: OpenDevices | None = None,
+                     monitor_config: MonitorConfig | None = None,
+                     run_notes: Mapping[str, Any] | None = None,
                      commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
                      ) -> Controller:
-    """The controller for ``config``; with ``sim`` its devices are the simulated table's (the
-    configuration's [rfid], [gpio], [camera] are not opened; [sim] is used, ``sim_seed``
-    overrides its seed). ``commands``: more console commands (the dealer station's)."""
+    """The controller for ``config``. ``devices``: how its devices are opened (default
+    :func:`table_devices`); ``monitor_config`` replaces the configuration's; ``run_notes``
+    are added to the configuration summary the journal keeps for this run; ``commands``: more
+    console commands (the dealer station's, docs/station.md)."""
     closers: list[Callable[[], None]] = []
     try:
-        return _build(config, sim=sim, sim_seed=sim_seed, closers=closers,
-                      extra=commands or {})
+        return _build(config, devices or table_devices, monitor_config, run_notes or {},
+                      commands or {}, closers)
     except Exception:
         for close in reversed(closers):
             with contextlib.suppress(Exception):  # best effort; the first error is reported
@@ -63,19 +88,12 @@ def build_controller(config: TableConfig, *, sim: bool = False,
         raise
 
 
-def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
-           closers: list[Callable[[], None]],
-           extra: Mapping[str, tuple[Command, frozenset[str]]]) -> Controller:
+def _build(config: TableConfig, open_devices: OpenDevices,
+           monitor_config: MonitorConfig | None, run_notes: Mapping[str, Any],
+           commands: Mapping[str, tuple[Command, frozenset[str]]],
+           closers: list[Callable[[], None]]) -> Controller:
     table = build_table(config)
-    monitor_config = config.table.monitor
-    if sim:  # the simulator covers no shuffler tray
-        from table_controller.monitor import MonitorConfig
-
-        monitor_config = MonitorConfig(rules=monitor_config.rules,
-                                       sensors=monitor_config.sensors,
-                                       settle_time=monitor_config.settle_time,
-                                       stub_visible=False)
-    monitor = DealingMonitor(table, config=monitor_config)
+    monitor = DealingMonitor(table, config=monitor_config or config.table.monitor)
     try:
         journal = Journal.open(config.journal)
     except JournalError as exc:
@@ -88,50 +106,27 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
         closers.append(console.close)
     except BusError as exc:
         raise StartError(f"event bus: {exc}") from None
-    sensors: list[Sensor] = []
-    outputs: Any = None
-    commands = None
-    extra_status = None
-    devices: list[Callable[[], None]] = []  # closed by the controller after its sensors
-    clock: Callable[[], float] = time.monotonic
-    if sim:
-        from hw_sim.devices.clock import SimClock
-        from table_controller.daemon.simtable import PacedClock, SimTable
-
-        sim_table = SimTable(clock=SimClock(),
-                             seed=config.sim.seed if sim_seed is None else sim_seed,
-                             move_interval=config.sim.move_interval,
-                             deal_order=monitor.deal_order, first_order=config.sim.deck_order,
-                             rfid="rfid" in monitor_config.sensors,
-                             camera="camera" in monitor_config.sensors,
-                             open_alerts=lambda: monitor.open_alerts,
-                             rules=monitor_config.rules)
-        closers.append(sim_table.close)
-        sensors = sim_table.sensors
-        outputs = sim_table.outputs()
-        commands = sim_table.commands()
-        extra_status = sim_table.status
-        clock = PacedClock(sim_table)
-    else:
-        sensors, outputs = _devices(config, closers, devices)
-    controller = Controller(monitor=monitor, sensors=sensors, journal=journal, bus=bus,
-                            console=console, outputs=outputs, clock=clock,
+    devices = open_devices(config, monitor, closers)
+    clock = devices.clock
+    controller = Controller(monitor=monitor, sensors=devices.sensors, journal=journal, bus=bus,
+                            console=console, outputs=devices.outputs, clock=clock,
                             wall_clock=lambda: datetime.now(UTC),
                             phh_context=Context(seat_count=config.table.seats,
                                                 table=config.table.name),
-                            commands={**(commands or {}), **extra}, also_close=devices,
-                            extra_status=extra_status)
+                            commands={**(devices.commands or {}), **commands},
+                            also_close=devices.close,
+                            extra_status=devices.status)
     journal.start_run(t=clock(), wall=controller.wall(clock()).isoformat(timespec="milliseconds"),
-                      table_name=config.table.name,
-                      config=_config_summary(config) if not sim else
-                      _config_summary(config)[:-1] + ', "sim": true}')
+                      table_name=config.table.name, config=_config_summary(config, run_notes))
     return controller
 
 
-def _devices(config: TableConfig, closers: list[Callable[[], None]],
-             devices: list[Callable[[], None]]) -> tuple[list[Sensor], Any]:
+def table_devices(config: TableConfig, monitor: DealingMonitor,
+                  closers: list[Callable[[], None]]) -> Devices:
+    """The table's own devices, as its configuration names them ([gpio], [rfid], [camera])."""
     sensors: list[Sensor] = []
-    outputs: Any = None
+    outputs: AlertOutputs | None = None
+    devices: list[Callable[[], None]] = []  # closed by the controller after its sensors
     if config.gpio is not None:
         from firmware_bridge.button import ShufflerButton
         from firmware_bridge.gpio import GpioError, open_backend
@@ -166,9 +161,9 @@ def _devices(config: TableConfig, closers: list[Callable[[], None]],
         rfid.start()
         closers.append(rfid.close)
         sensors.append(rfid)
-    if config.camera is not None and "camera" in config.table.monitor.sensors:
+    if config.camera is not None and "camera" in monitor.config.sensors:
         sensors.append(_camera(config, closers))
-    return sensors, outputs
+    return Devices(sensors=sensors, outputs=outputs, close=devices)
 
 
 def _camera(config: TableConfig, closers: list[Callable[[], None]]) -> Sensor:

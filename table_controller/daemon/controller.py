@@ -6,16 +6,21 @@
         | poll(now) -> observations, in time order
         v
     DealingMonitor (pure: rules engine inside)  <-- console requests (REP socket)
-        | alerts, hand starts and ends
+        | MonitorOutput per call: alerts, hand started, hand ended
         +--> Journal (SQLite, every observation, request, alert, hand + PHH)
         +--> EventBus (public channel without hole cards, floor channel with them)
         +--> AlertOutputs (red and amber lamps, buzzer)
+        +--> on_output (whoever drives the controller: the scenario runner, continuous play)
 
 Time is ``clock()`` (monotonic seconds); wall time is derived from it for what is published.
 Fault isolation: a sensor that raises is logged and polled again next time; an observation the
 monitor refuses is journaled with the reason and skipped; the journal and the bus queue and
 retry what they could not write; a console request that fails is answered with the reason and
 the hand state is unchanged (the monitor's guarantee). Nothing of that stops the table.
+
+The same class runs a table (``run --config``), the simulated table (``run --sim``), every
+scenario (``sim``) and continuous play (``demo``); journal, bus, console and lamps are each
+optional.
 """
 
 from __future__ import annotations
@@ -30,12 +35,13 @@ from typing import Any, Protocol
 from firmware_bridge.outputs import AlertOutputs
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.journal import Journal
-from table_controller.daemon.redact import HoleCards
+from table_controller.daemon.redact import redact
 from table_controller.engine import EngineError, Hand
-from table_controller.monitor import ConsoleAction, DealingMonitor, MonitorError
+from table_controller.monitor import ConsoleAction, DealingMonitor, HandEnd, MonitorError
+from table_controller.monitor.output import NOTHING, MonitorOutput
 from table_controller.phh import Context, PhhError, dumps, export_hand
 from table_controller.vocabulary.alerts import CATALOGUE, Alert, Severity
-from table_controller.vocabulary.observations import CardObservation, Observation, SensorStatus
+from table_controller.vocabulary.observations import Observation, SensorStatus
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +63,8 @@ class ConsoleError(ValueError):
     """A console request the controller cannot carry out; the text says why."""
 
 
-Command = Callable[[Mapping[str, Any], float], list[Alert]]
+Command = Callable[[Mapping[str, Any], float], MonitorOutput]
+"""A console command: the request and its monotonic time in, what the monitor did out."""
 
 
 def _field(request: Mapping[str, Any], name: str, kind: type, *, required: bool = True) -> Any:
@@ -73,6 +80,12 @@ def _field(request: Mapping[str, Any], name: str, kind: type, *, required: bool 
 
 
 class Controller:
+    """One table's controller: polls ``sensors``, feeds the ``monitor``, answers console
+    requests, and sends what the monitor did to the journal, the bus and the lamps (each
+    optional) and to ``on_output``. ``on_fault`` hears of every fault the controller carried
+    on past (a sensor that raised, an observation the monitor refused, a failed tick), with a
+    text naming it; a table logs them, the scenario runner stops the scenario there."""
+
     def __init__(self, *, monitor: DealingMonitor, sensors: Sequence[Sensor],
                  journal: Journal | None = None, bus: EventBus | None = None,
                  console: ConsoleServer | None = None, outputs: AlertOutputs | None = None,
@@ -81,7 +94,9 @@ class Controller:
                  phh_context: Context | None = None,
                  commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None,
                  also_close: Sequence[Callable[[], None]] = (),
-                 extra_status: Callable[[], Mapping[str, Any]] | None = None) -> None:
+                 extra_status: Callable[[], Mapping[str, Any]] | None = None,
+                 on_output: Callable[[MonitorOutput], None] | None = None,
+                 on_fault: Callable[[str], None] | None = None) -> None:
         self.monitor = monitor
         self.table = monitor.table
         self.sensors = list(sensors)
@@ -93,19 +108,17 @@ class Controller:
         self.phh_context = phh_context
         self.also_close = list(also_close)  # e.g. the GPIO backend, the deck registry
         self.extra_status = extra_status  # e.g. whether the simulated dealer is busy
+        self.on_output = on_output
+        self.on_fault = on_fault
         self._wall_clock = wall_clock
-        self.holes = HoleCards()
-        self._hand: Hand | None = None
-        self._ends_seen = len(monitor.events)
         self._lamps: set[str] = set()
         self._sensor_failing: set[str] = set()
         self._tick_failing = False
-        self.alerts: list[dict[str, Any]] = []  # every alert of this run, floor form
-        # Extensions on the loop thread (the dealer station, docs/station.md): ``after_step``
-        # hooks run at the end of every step; ``listeners`` hear every event published, in
-        # floor form, also without a bus. A hook that raises is logged, never fatal.
-        self.after_step: list[Callable[[], None]] = []
-        self.listeners: list[Callable[[str, Mapping[str, Any]], None]] = []
+        # Extensions on the loop thread (the dealer station, docs/station.md): ``on_step`` at
+        # the end of every step, ``on_request`` after each request carried out. One that
+        # raises is logged, never fatal.
+        self.on_step: Callable[[], None] | None = None
+        self.on_request: Callable[[Mapping[str, Any], float], None] | None = None
         self._hook_failing = False
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
@@ -113,9 +126,11 @@ class Controller:
             "acknowledge": (self._acknowledge, frozenset()),
             "showdown": (self._showdown, frozenset()),
             "void": (self._void, frozenset({"cause"})),
-            "status": (lambda _r, _t: [], frozenset()),
+            "status": (lambda _r, _t: NOTHING, frozenset()),
             "sit": (self._sit, frozenset({"seat", "stack"})),
             "leave": (self._leave, frozenset({"seat"})),
+            "sit_out": (self._sit_out, frozenset({"seat"})),
+            "sit_in": (self._sit_in, frozenset({"seat"})),
             "add_chips": (self._add_chips, frozenset({"seat", "chips"})),
             "set_button": (self._set_button, frozenset({"seat"})),
         }
@@ -148,10 +163,11 @@ class Controller:
         for sensor in self.sensors:
             try:
                 observations.extend(sensor.poll(now))
-            except Exception:
+            except Exception as exc:
                 if sensor.name not in self._sensor_failing:
                     log.exception("sensor %s failed; polling it again", sensor.name)
                 self._sensor_failing.add(sensor.name)
+                self._fault(f"sensor {sensor.name} failed: {type(exc).__name__}: {exc}")
             else:
                 self._sensor_failing.discard(sensor.name)
         observations.sort(key=lambda o: o.t)
@@ -160,7 +176,8 @@ class Controller:
         self._call(lambda: self.monitor.tick(now), now)
         if self.console is not None:
             self.console.serve(self.handle, timeout=wait)
-        self._run_hooks()
+        if self.on_step is not None:
+            self._step_hook(self.on_step)
         if self.outputs is not None:
             self.outputs.update(self.clock())
         if self.journal is not None and self.journal.pending:
@@ -168,10 +185,9 @@ class Controller:
         if self.bus is not None:
             self.bus.retry()
 
-    def _run_hooks(self) -> None:
+    def _step_hook(self, hook: Callable[[], None]) -> None:
         try:
-            for hook in self.after_step:
-                hook()
+            hook()
         except Exception:
             if not self._hook_failing:  # once per outage: hooks run 50 times a second
                 log.exception("after-step hook failed; calling it again every loop")
@@ -180,25 +196,31 @@ class Controller:
             self._hook_failing = False
 
     def observe(self, obs: Observation) -> None:
-        """One observation: journaled (with the reason if the monitor refuses it), then the
-        alerts it raised go out."""
+        """One observation: journaled (with the reason if the monitor refuses it), then what
+        the monitor did goes out."""
         try:
-            alerts = self.monitor.observe(obs)
+            out = self.monitor.observe(obs)
         except MonitorError as exc:
-            self._journal_obs(obs, str(exc))
+            self._refused(obs, str(exc))
             log.warning("observation refused: %s", exc)
             return
         except Exception as exc:  # a fault in the core must not stop the table
             log.exception("observation %r failed in the monitor", obs)
-            self._journal_obs(obs, f"internal error: {type(exc).__name__}: {exc}")
+            self._refused(obs, f"internal error: {type(exc).__name__}: {exc}")
             return
-        if isinstance(obs, CardObservation):
-            self.holes.observe(obs)
-        self._after(alerts, obs.t, journal_first=obs)
+        self._publish_output(out, obs.t, journal_first=obs)
         if isinstance(obs, SensorStatus):
             event = {"type": "sensor", "source": obs.source.value, "online": obs.online,
                      "detail": obs.detail, "time": self._stamp(obs.t)}
             self._publish("sensor", event, event)
+
+    def _refused(self, obs: Observation, error: str) -> None:
+        self._journal_obs(obs, error)
+        self._fault(error)
+
+    def _fault(self, text: str) -> None:
+        if self.on_fault is not None:
+            self.on_fault(text)
 
     def _journal_obs(self, obs: Observation, error: str | None) -> None:
         if self.journal is not None:
@@ -206,47 +228,49 @@ class Controller:
             self.journal.record_observation(obs, hand=None if hand is None else hand.number,
                                             wall=self._stamp(obs.t), error=error)
 
-    def _call(self, fn: Callable[[], list[Alert]], t: float) -> None:
+    def _call(self, fn: Callable[[], MonitorOutput], t: float) -> None:
         try:
-            alerts = fn()
-        except Exception:
+            out = fn()
+        except Exception as exc:
             if not self._tick_failing:  # once per outage: the loop calls this 50 times a second
                 log.exception("monitor tick failed; trying again every loop")
             self._tick_failing = True
+            self._fault(f"monitor tick failed: {type(exc).__name__}: {exc}")
             return
         self._tick_failing = False
-        self._after(alerts, t)
+        self._publish_output(out, t)
 
     # ------------------------------------------------------------------ after the monitor
-    def _after(self, alerts: list[Alert], t: float, *, journal_first: Observation | None = None
-               ) -> None:
-        hand = self.monitor.hand
-        if hand is not None and hand is not self._hand:
-            self._hand_started(hand, t)
+    def _publish_output(self, out: MonitorOutput, t: float, *,
+                        journal_first: Observation | None = None) -> list[dict[str, Any]]:
+        """Journal, publish and show what the monitor did, in its order (the hand's start, the
+        observation that started it, the alerts, the hand's end). Returns the alerts in the
+        floor's form."""
+        if out.hand_started is not None:
+            self._hand_started(out.hand_started, t)
         if journal_first is not None:
             self._journal_obs(journal_first, None)
-        if hand is not None:
-            self.holes.add([c for cards in hand.hole_cards.values() for c in cards])
-        for alert in alerts:
-            self._alert(alert)
-        events = self.monitor.events
-        for end in events[self._ends_seen:]:
-            self._hand_ended(end, t)
-        self._ends_seen = len(events)
+        floor = [self._alert(alert) for alert in out.alerts]
+        if out.hand_ended is not None:
+            self._hand_ended(out.hand_ended)
         self._sync_lamps(t)
+        if self.on_output is not None and not out.empty:
+            self.on_output(out)
+        return floor
 
-    def _alert(self, alert: Alert) -> None:
+    def _alert(self, alert: Alert) -> dict[str, Any]:
         floor = alert.to_dict(self.wall(alert.t))
-        self.alerts.append(floor)
         if self.journal is not None:
             self.journal.record_alert(alert, floor)
-        self._publish("alert", self.holes.redact(floor), floor)
+        if self.bus is not None:
+            self._publish("alert", redact(floor, self.monitor.secret_cards()), floor)
         if self.outputs is not None:
             self.outputs.show_alert(alert, self.clock())
             self._lamps.add(alert.code)
             if alert.code == "SENSOR_RECOVERED":
                 self.outputs.resolve("SENSOR_OFFLINE", self.clock())
                 self._lamps.discard("SENSOR_OFFLINE")
+        return floor
 
     def _sync_lamps(self, t: float) -> None:
         """A game alert's lamp stays lit while the monitor holds it open."""
@@ -260,8 +284,6 @@ class Controller:
                 self._lamps.discard(code)
 
     def _hand_started(self, hand: Hand, t: float) -> None:
-        self._hand = hand
-        self.holes.new_hand()
         stacks = dict(hand.starting_stacks)
         if self.journal is not None:
             self.journal.record_hand_start(number=hand.number, t=t, wall=self._stamp(t),
@@ -272,25 +294,9 @@ class Controller:
                  "time": self._stamp(t)}
         self._publish("hand_start", event, event)
 
-    def _hand_ended(self, end: Any, t: float) -> None:
-        phh: str | None = None
-        phh_error: str | None = None
-        hand = self._hand if self._hand is not None and self._hand.number == end.number \
-            else None
-        if end.voided:
-            phh_error = f"hand {end.number} was void ({end.cause}): nothing to export"
-        elif hand is None:
-            phh_error = f"hand {end.number}: its record is not available"
-        else:
-            try:
-                phh = dumps(export_hand(hand, config=self.table.config,
-                                        context=self.phh_context))
-            except PhhError as exc:
-                phh_error = str(exc)
-            except Exception as exc:  # exporting must never cost the hand's record
-                log.exception("PHH export of hand %d failed", end.number)
-                phh_error = f"internal error: {type(exc).__name__}: {exc}"
+    def _hand_ended(self, end: HandEnd) -> None:
         if self.journal is not None:
+            phh, phh_error = self._history(end)
             self.journal.record_hand_end(number=end.number, t=end.t, wall=self._stamp(end.t),
                                          voided=end.voided, cause=end.cause, stacks=end.stacks,
                                          phh=phh, phh_error=phh_error)
@@ -299,15 +305,24 @@ class Controller:
                  "stacks": {str(s): v for s, v in sorted(end.stacks.items())},
                  "time": self._stamp(end.t)}
         self._publish("hand_end", event, event)
-        self._hand = None
+
+    def _history(self, end: HandEnd) -> tuple[str | None, str | None]:
+        """The hand's PHH text, or why there is none."""
+        if end.voided:
+            return None, f"hand {end.number} was void ({end.cause}): nothing to export"
+        if end.hand is None:
+            return None, f"hand {end.number}: its record is not available"
+        try:
+            return dumps(export_hand(end.hand, config=self.table.config,
+                                     context=self.phh_context)), None
+        except PhhError as exc:
+            return None, str(exc)
+        except Exception as exc:  # exporting must never cost the hand's record
+            log.exception("PHH export of hand %d failed", end.number)
+            return None, f"internal error: {type(exc).__name__}: {exc}"
 
     def _publish(self, topic: str, public: Mapping[str, Any] | None,
                  floor: Mapping[str, Any] | None) -> None:
-        for listener in self.listeners:
-            try:
-                listener(topic, floor if floor is not None else public or {})
-            except Exception:  # an extension must not cost the table its bus
-                log.exception("listener of %s failed", topic)
         if self.bus is None:
             return
         try:
@@ -320,7 +335,7 @@ class Controller:
         """Answer one console request (a JSON object, see docs/running.md)."""
         t = self.clock()
         error: str | None = None
-        alerts_before = len(self.alerts)
+        out = NOTHING
         live = self.monitor.hand
         number = None if live is None else live.number  # the hand the request was made in
         try:
@@ -336,13 +351,11 @@ class Controller:
             if unknown:
                 raise ConsoleError(f"{cmd}: unknown field {unknown[0]!r}"
                                    + (f" (known: {', '.join(sorted(keys))})" if keys else ""))
-            alerts = fn(request, t)
+            out = fn(request, t)
         except (ConsoleError, MonitorError, EngineError) as exc:
             error = str(exc)
-            alerts = []
-        hand = self.monitor.hand
-        if number is None and hand is not None:
-            number = hand.number  # the request started it
+        if number is None and out.hand_started is not None:
+            number = out.hand_started.number  # the request started it
         if self.journal is not None:
             self.journal.record_console(request if isinstance(request, dict) else repr(request),
                                         t=t, wall=self._stamp(t), hand=number, error=error)
@@ -351,8 +364,13 @@ class Controller:
         if request.get("cmd") != "status":
             event = {"type": "action", **request, "time": self._stamp(t), "hand": number}
             self._publish("action", event, event)
-        self._after(alerts, t)
-        return {"ok": True, "alerts": self.alerts[alerts_before:], **self.status()}
+        if self.on_request is not None:
+            try:
+                self.on_request(request, t)
+            except Exception:  # an extension must not cost the table its answer
+                log.exception("on_request hook failed for %r", request.get("cmd"))
+        alerts = self._publish_output(out, t)
+        return {"ok": True, "alerts": alerts, **self.status()}
 
     def status(self) -> dict[str, Any]:
         hand = self.monitor.hand
@@ -366,7 +384,7 @@ class Controller:
             **(self.extra_status() if self.extra_status is not None else {}),
         }
 
-    def _action(self, r: Mapping[str, Any], t: float) -> list[Alert]:
+    def _action(self, r: Mapping[str, Any], t: float) -> MonitorOutput:
         halted = self.monitor.halted
         if halted is not None:  # the monitor would ignore it: tell the dealer instead
             raise ConsoleError(f"action: the hand is halted by {halted}; carry out its remedy "
@@ -375,7 +393,7 @@ class Controller:
                                _field(r, "amount", int, required=False), t)
         return self.monitor.console(action)
 
-    def _resolve(self, r: Mapping[str, Any], t: float) -> list[Alert]:
+    def _resolve(self, r: Mapping[str, Any], t: float) -> MonitorOutput:
         code = _field(r, "code", str)
         if code not in CATALOGUE:
             raise ConsoleError(f"resolve: {code!r} is not an alert code (alerts.md)")
@@ -383,18 +401,18 @@ class Controller:
             if self.outputs is not None:  # not a game alert: the floor has seen to it
                 self.outputs.resolve(code, t)
             self._lamps.discard(code)
-            return []
+            return NOTHING
         return self.monitor.resolve(code, t)
 
-    def _acknowledge(self, _r: Mapping[str, Any], t: float) -> list[Alert]:
+    def _acknowledge(self, _r: Mapping[str, Any], t: float) -> MonitorOutput:
         if self.outputs is not None:
             self.outputs.acknowledge(t)
-        return []
+        return NOTHING
 
-    def _showdown(self, _r: Mapping[str, Any], t: float) -> list[Alert]:
+    def _showdown(self, _r: Mapping[str, Any], t: float) -> MonitorOutput:
         return self.monitor.showdown(t)
 
-    def _void(self, r: Mapping[str, Any], t: float) -> list[Alert]:
+    def _void(self, r: Mapping[str, Any], t: float) -> MonitorOutput:
         cause = _field(r, "cause", str, required=False) or "void by the floor"
         return self.monitor.void(cause, t)
 
@@ -403,22 +421,31 @@ class Controller:
             raise ConsoleError(f"{what}: hand {self.monitor.hand.number} is in progress; "
                                "wait until it ends")
 
-    def _sit(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+    def _sit(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
         self.table.sit(_field(r, "seat", int), _field(r, "stack", int))
-        return []
+        return NOTHING
 
-    def _leave(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+    def _leave(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
         self.table.leave(_field(r, "seat", int))
-        return []
+        return NOTHING
 
-    def _add_chips(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+    def _sit_out(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
+        """The player is away: the blinds that pass him are owed (rules.md §2, [000, 003])."""
+        self.table.sit_out(_field(r, "seat", int))
+        return NOTHING
+
+    def _sit_in(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
+        self.table.sit_in(_field(r, "seat", int))
+        return NOTHING
+
+    def _add_chips(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
         self.table.add_chips(_field(r, "seat", int), _field(r, "chips", int))
-        return []
+        return NOTHING
 
-    def _set_button(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+    def _set_button(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
         self._between_hands("set_button")
         self.table.set_button(_field(r, "seat", int))
-        return []
+        return NOTHING
 
     # ------------------------------------------------------------------ shutdown
     def close(self) -> None:

@@ -6,7 +6,14 @@ edition, TDA 2024 number) where it is implemented.
 """
 
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
-from table_controller.engine.config import GameConfig, OddChipRule, RakeConfig, Structure
+from table_controller.engine.config import (
+    AnteFormat,
+    AnteOrder,
+    GameConfig,
+    OddChipRule,
+    RakeConfig,
+    Structure,
+)
 from table_controller.engine.errors import ConfigError, EngineError, IllegalAction, TableError
 from table_controller.engine.hand import Hand
 from table_controller.engine.records import (
@@ -33,6 +40,8 @@ __all__ = [
     "Action",
     "ActionKind",
     "ActionTaken",
+    "AnteFormat",
+    "AnteOrder",
     "BetReturned",
     "BoardDealt",
     "CardsMucked",

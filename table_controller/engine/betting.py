@@ -10,6 +10,7 @@ rule [000, 002 #37, #40]; pot-limit maximum = pot including the call [000, 001].
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
@@ -87,7 +88,7 @@ class BettingRound:
         self._next: int | None = None
         self._live = 0
         self._able = 0
-        self._after: dict[int, int] = {}  # seat -> index in ``order`` of the next seat after it
+        self._seq = [players[s] for s in order]  # the players in ``order``
 
     def invalidate(self) -> None:
         """Forget the derived turn state; every change to the players or the round calls this
@@ -96,50 +97,38 @@ class BettingRound:
 
     def _refresh(self) -> None:
         """Compute once, after a change, whether the round is over and who acts next
-        (rules.md §3): one pass over the players, then the turn from the last actor on."""
+        (rules.md §3): one pass over the players clockwise from the last actor, counting who
+        still holds cards and chips and finding the first who has to act."""
         self._fresh = True
         self._next = None
         current = self.current_bet
+        seq = self._seq
+        start = 0 if self.cursor is None else _first_after(self.order, self.cursor)
         live = able = 0
-        pending = False  # someone not all-in has yet to act or to match the bet
         lone: SeatState | None = None
-        for p in self.players.values():
+        first: SeatState | None = None  # the first player not all-in yet to act or match
+        for p in (seq[start:] + seq[:start]) if start else seq:
             if p.folded:
                 continue
             live += 1
             if p.stack > 0:
                 able += 1
                 lone = p
-                if not p.acted or p.bet < current:
-                    pending = True
+                if first is None and (not p.acted or p.bet < current):
+                    first = p
         self._live = live
         self._able = able
-        if live <= 1 or not pending:
+        if live <= 1 or first is None:
             self._complete = True
             return
         if able == 1 and lone is not None:
             # Nobody left to bet against: he only has to act if he faces an all-in [000, 002 #11].
-            others = max(p.bet for p in self.players.values() if not p.folded and p is not lone)
+            others = max(p.bet for p in seq if not p.folded and p is not lone)
             if lone.bet >= others:
                 self._complete = True
                 return
         self._complete = False
-        order = self.order
-        n = len(order)
-        start = 0 if self.cursor is None else self._index_after(self.cursor)
-        players = self.players
-        for i in range(n):
-            p = players[order[(start + i) % n]]
-            if p.stack > 0 and not p.folded and (not p.acted or p.bet < current):
-                self._next = p.seat
-                return
-
-    def _index_after(self, seat: int) -> int:
-        """Index in ``order`` of the first seat clockwise after ``seat`` (remembered)."""
-        index = self._after.get(seat)
-        if index is None:
-            index = self._after[seat] = _first_after(self.order, seat)
-        return index
+        self._next = first.seat
 
     # ----------------------------------------------------------------- round set-up
     def start(self, street: Street, *, start_after: int | None, current_bet: int = 0,
@@ -284,7 +273,7 @@ class BettingRound:
         if p.stack == 0:
             raise IllegalAction(f"seat {action.seat} is all-in: no more decisions",
                                 rule=cite.NO_OPPONENT)
-        if not self.needs_action(p):
+        if p.acted and p.bet >= self.current_bet:  # not needs_action(p): he has nothing to do
             raise IllegalAction(f"seat {action.seat} has acted and faces no new bet",
                                 rule=cite.TURN_ORDER)
         kind = action.kind
@@ -364,9 +353,10 @@ class BettingRound:
         p.bet += r.added
         p.contributed += r.added
         p.acted = True
-        if r.kind is ActionKind.FOLD:
+        kind = r.kind
+        if kind is ActionKind.FOLD:
             p.folded = True
-        if r.kind in (ActionKind.BET, ActionKind.RAISE):
+        elif kind is ActionKind.BET or kind is ActionKind.RAISE:
             self.aggressor = r.seat
             if r.full_raise:
                 self.serial += 1
@@ -393,6 +383,7 @@ class BettingRound:
                 self.capped = True
 
 
+@lru_cache(maxsize=4096)  # tables repeat the same seatings hand after hand
 def _first_after(order: tuple[int, ...], seat: int) -> int:
     """Index in ``order`` of the first seat clockwise after ``seat`` (which may be empty)."""
     for i, s in enumerate(order):

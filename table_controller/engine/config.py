@@ -21,6 +21,41 @@ class Structure(enum.Enum):
     FIXED_LIMIT = "fixed_limit"
 
 
+class AnteFormat(enum.Enum):
+    """Who posts the ante (rules.md §2).
+
+    - ``EACH`` (default): every player dealt in posts ``ante`` [001]; a short stack posts what
+      he has, before his blind, and can win from each opponent only what he put in (side pots
+      by contribution, rules.md §4).
+    - ``BIG_BLIND``: the big-blind ante, one ante for the whole table posted by the big blind
+      (TDA 2024 RP-11, rules.md §2). It is dead: not part of his bet, and it goes to the main
+      pot (whoever wins the main pot wins it, his opponents need not match it).
+    - ``BUTTON``: the button ante, the same single ante posted by the player on the button
+      (rules.md §2); with a dead button (an empty seat, [002 #28]) by the player who acts last
+      after the flop, so the table still gets its one ante.
+
+    A single ante is never reduced when the table is short-handed (TDA 2024 RP-11).
+    """
+
+    EACH = "each"
+    BIG_BLIND = "big_blind"
+    BUTTON = "button"
+
+
+class AnteOrder(enum.Enum):
+    """What a single-ante poster pays first when his stack cannot cover his blind and the ante
+    (``AnteFormat.BIG_BLIND``/``BUTTON`` only; with ``EACH`` the antes always come first).
+
+    - ``BLIND_FIRST`` (default): the blind first, the ante takes what is left ("big-blind-first
+      calculation", TDA 2024 RP-11, rules.md §2).
+    - ``ANTE_FIRST``: house option: the ante first, the blind from what is left; this is the
+      order pokerkit (the PHH reference implementation) posts them in.
+    """
+
+    BLIND_FIRST = "blind_first"
+    ANTE_FIRST = "ante_first"
+
+
 class OddChipRule(enum.Enum):
     """Who receives the odd chip(s) of a split pot (rules.md §4).
 
@@ -77,7 +112,10 @@ class GameConfig:
     """Everything that fixes how a hand is played; keyword-only.
 
     - ``small_blind``/``big_blind``: posted by the two seats left of the button (rules.md §2).
-    - ``ante``: per player, to the pot, not part of any bet [001].
+    - ``ante``: the ante, to the pot, not part of any bet [001]; ``ante_format`` says who
+      posts it (every player, or one ante for the table by the big blind or the button,
+      :class:`AnteFormat`) and ``ante_order`` whether a single-ante poster too short for both
+      pays his blind or the ante first (:class:`AnteOrder`, TDA 2024 RP-11).
     - ``small_bet``/``big_bet``: fixed-limit sizes; default ``small_bet = big_blind`` and
       ``big_bet = 2 * small_bet`` [000, 001]. Ignored in no limit and pot limit.
     - ``tournament``: the fixed-limit cap stays heads-up [002 #40]; the dead-button rule
@@ -95,6 +133,8 @@ class GameConfig:
     small_blind: int = 1
     big_blind: int = 2
     ante: int = 0
+    ante_format: AnteFormat = AnteFormat.EACH
+    ante_order: AnteOrder = AnteOrder.BLIND_FIRST
     small_bet: int | None = None
     big_bet: int | None = None
     tournament: bool = False
@@ -108,6 +148,10 @@ class GameConfig:
             raise ConfigError(f"structure {self.structure!r} is not a Structure")
         if not isinstance(self.odd_chip, OddChipRule):
             raise ConfigError(f"odd_chip {self.odd_chip!r} is not an OddChipRule")
+        if not isinstance(self.ante_format, AnteFormat):
+            raise ConfigError(f"ante_format {self.ante_format!r} is not an AnteFormat")
+        if not isinstance(self.ante_order, AnteOrder):
+            raise ConfigError(f"ante_order {self.ante_order!r} is not an AnteOrder")
         for name in ("small_blind", "big_blind", "ante", "chip_unit"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -134,6 +178,11 @@ class GameConfig:
                 f"{TOURNAMENT_RAKE}: a tournament takes no rake from the pots (tournament rake "
                 "is taken from the buy-ins, not at the table); leave rake=None"
             )
+
+    @property
+    def single_ante(self) -> bool:
+        """One ante for the table (big blind or button ante), dead (TDA 2024 RP-11)."""
+        return self.ante_format is not AnteFormat.EACH and self.ante > 0
 
     @property
     def small_bet_size(self) -> int:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
 from table_controller.engine.betting import BettingRound, Resolved, SeatState
-from table_controller.engine.config import GameConfig
+from table_controller.engine.config import AnteFormat, AnteOrder, GameConfig
 from table_controller.engine.errors import IllegalAction
 from table_controller.engine.evaluator import evaluate
 from table_controller.engine.interpret import interpret_chips
@@ -67,7 +67,7 @@ class Hand:
                  missed: Mapping[int, tuple[bool, bool]] | None = None) -> None:
         if len(stacks) < 2:
             raise IllegalAction("a hand needs at least two players", rule=cite.DEAL)
-        if any(chips <= 0 for chips in stacks.values()):
+        if min(stacks.values()) <= 0:
             raise IllegalAction("every player dealt in needs chips", rule=cite.TABLE_STAKES)
         self.config = config
         self.number = number
@@ -77,7 +77,8 @@ class Hand:
         self.straddle_seat = straddle_seat
         # Dealing: one card at a time clockwise from the seat left of the button, the button
         # last (heads-up the big blind first) [000, 002 #30].
-        self.deal_order: tuple[int, ...] = tuple(clockwise_from(stacks, button))
+        seats = sorted(stacks)
+        self.deal_order: tuple[int, ...] = _rotated(seats, button)
         self.street = Street.PREFLOP
         self.log: list[LogRecord] = []
         self.result: HandResult | None = None
@@ -86,16 +87,20 @@ class Hand:
         self._dealt: set[Card] = set()  # board and hole cards so far (duplicate check)
         self.starting_stacks = dict(stacks)
         self.players = {s: SeatState(seat=s, stack=c) for s, c in stacks.items()}
-        self._round = BettingRound(config, self.players, tuple(sorted(stacks)))
+        self._round = BettingRound(config, self.players, tuple(seats))
         self._held: dict[int, tuple[Action, int]] = {}
         self._round_closed = False
         self._street_log_start = 0
+        self._street_acted = False  # an ActionTaken since the street began
         self._final_aggressor: int | None = None
         self._flop_dealt = False
+        self._dead: dict[int, int] = {}  # a single (big blind or button) ante: dead chips
+        self._returned: dict[int, int] = {}  # uncalled bets given back [002 #48]
+        self.ante_seat: int | None = self._ante_seat()
         self._validate_positions(straddle_seat)
         self._post_forced_bets(missed or {})
         first_actor_after = straddle_seat if straddle_seat is not None else big_blind_seat
-        self.preflop_order: tuple[int, ...] = tuple(clockwise_from(stacks, first_actor_after))
+        self.preflop_order: tuple[int, ...] = _rotated(seats, first_actor_after)
         self._after_change()
 
     @classmethod
@@ -118,6 +123,19 @@ class Hand:
                    straddle_seat=straddle_seat, missed=missed)
 
     # ------------------------------------------------------------------ set-up
+    def _ante_seat(self) -> int | None:
+        """Who posts the single ante (rules.md §2, TDA 2024 RP-11): the big blind, or the
+        button (with a dead button the player who acts last after the flop); None when every
+        player antes or there is no ante."""
+        cfg = self.config
+        if not cfg.single_ante:
+            return None
+        if cfg.ante_format is AnteFormat.BIG_BLIND:
+            return self.big_blind_seat
+        if self.button in self.players:
+            return self.button
+        return self.deal_order[-1]
+
     def _validate_positions(self, straddle_seat: int | None) -> None:
         if self.big_blind_seat not in self.players:
             raise IllegalAction(f"big blind seat {self.big_blind_seat} is not dealt in",
@@ -134,12 +152,14 @@ class Hand:
         if straddle_seat != left_of_bb:
             raise IllegalAction(f"only seat {left_of_bb}, left of the big blind, may straddle",
                                 rule=cite.STRADDLE)
-        needed = 2 * self.config.big_blind + self.config.ante
+        antes = not self.config.single_ante or straddle_seat == self.ante_seat
+        needed = 2 * self.config.big_blind + (self.config.ante if antes else 0)
         if self.players[straddle_seat].stack < needed:
             raise IllegalAction(f"a straddle is {2 * self.config.big_blind} (after the ante); "
                                 f"seat {straddle_seat} has less", rule=cite.STRADDLE)
 
-    def _post(self, seat: int, kind: PostKind, amount: int, *, live: bool) -> None:
+    def _post(self, seat: int, kind: PostKind, amount: int, *, live: bool,
+              dead: bool = False) -> None:
         p = self.players[seat]
         chips = min(amount, p.stack)
         if chips <= 0:
@@ -148,18 +168,32 @@ class Hand:
         p.contributed += chips
         if live:
             p.bet += chips
+        if dead:
+            self._dead[seat] = self._dead.get(seat, 0) + chips
         self.log.append(Posted(seat, kind, chips, live, p.stack == 0))
+
+    def _post_single_ante(self) -> None:
+        """The one ante of the table (rules.md §2, TDA 2024 RP-11): dead, to the main pot."""
+        assert self.ante_seat is not None
+        self._post(self.ante_seat, PostKind.ANTE, self.config.ante, live=False, dead=True)
 
     def _post_forced_bets(self, missed: Mapping[int, tuple[bool, bool]]) -> None:
         cfg = self.config
-        if cfg.ante:
+        single = self.ante_seat is not None
+        blind_first = single and cfg.ante_order is AnteOrder.BLIND_FIRST
+        if cfg.ante and not single:
             # Antes go to the pot and are not part of any bet [001].
             for seat in self.deal_order:
                 self._post(seat, PostKind.ANTE, cfg.ante, live=False)
+        elif single and not blind_first:
+            self._post_single_ante()  # house: the ante first (pokerkit's order)
         if self.small_blind_seat is not None:
             self._post(self.small_blind_seat, PostKind.SMALL_BLIND, cfg.small_blind, live=True)
         self._post(self.big_blind_seat, PostKind.BIG_BLIND, cfg.big_blind, live=True)
-        for seat in self.deal_order:
+        if blind_first:
+            # Big-blind-first calculation: the ante takes what the blind left (TDA 2024 RP-11).
+            self._post_single_ante()
+        for seat in self.deal_order if missed else ():
             small, big = missed.get(seat, (False, False))
             if seat in (self.small_blind_seat, self.big_blind_seat):
                 continue
@@ -179,6 +213,7 @@ class Hand:
         self._round.start(Street.PREFLOP, start_after=after, current_bet=current,
                           bets_made=bets_made)
         self._street_log_start = len(self.log)
+        self._street_acted = False
 
     # ------------------------------------------------------------------ views
     @property
@@ -204,10 +239,36 @@ class Hand:
         """Live chips in front of each player in the current round."""
         return {s: p.bet for s, p in self.players.items() if p.bet}
 
+    def to_call(self, seat: int) -> int:
+        """Chips ``seat`` must add to match the current bet of the round (0: nothing to call,
+        or no betting is due); not capped by his stack. ``IllegalAction`` if he is not dealt
+        in."""
+        p = self.players.get(seat)
+        if p is None:
+            raise IllegalAction(f"seat {seat} is not dealt in", rule=cite.TURN_ORDER)
+        if self._round_closed or self.street not in _BETTING_STREETS:
+            return 0
+        current = self._round.current_bet
+        return current - p.bet if current > p.bet else 0
+
     @property
     def contributions(self) -> dict[int, int]:
         """Every chip each seat has put in this hand (antes, blinds, bets)."""
         return {s: p.contributed for s, p in self.players.items()}
+
+    @property
+    def dead_ante(self) -> int:
+        """Chips of the single (big blind or button) ante posted, dead in the main pot."""
+        return sum(self._dead.values())
+
+    def _build_pots(self, live: Sequence[int]) -> list[Pot]:
+        """The pots (rules.md §4); a single ante is dead: it goes to the main pot and is
+        nobody's contribution to match (rules.md §2, TDA 2024 RP-11)."""
+        dead = self._dead
+        if not dead:
+            return build_pots(self.contributions, live)
+        layered = {s: p.contributed - dead.get(s, 0) for s, p in self.players.items()}
+        return build_pots(layered, live, dead=sum(dead.values()))
 
     @property
     def pot(self) -> int:
@@ -230,7 +291,7 @@ class Hand:
 
     def pots(self) -> list[Pot]:
         """Main pot and side pots as they stand now (rules.md §4)."""
-        return build_pots(self.contributions, self.live_seats)
+        return self._build_pots(self.live_seats)
 
     # ------------------------------------------------------------------ decisions
     def _require_betting(self) -> None:
@@ -261,9 +322,10 @@ class Hand:
         return True
 
     def _verify(self, action: Action) -> Resolved:
-        self._require_betting()
+        if self._round_closed or self.result is not None or self.street not in _BETTING_STREETS:
+            self._require_betting()  # raises, naming why
         resolved = self._round.resolve(action)
-        if action.seat in self._held and action.seat != self.to_act:
+        if self._held and action.seat in self._held and action.seat != self.to_act:
             raise IllegalAction(f"seat {action.seat} already has an action out of turn "
                                 "waiting", rule=cite.OUT_OF_TURN)
         return resolved
@@ -274,11 +336,16 @@ class Hand:
         raise), it is void, any chips go back and he decides again; a fold out of turn stands
         (rules.md §3 [002 #35])."""
         resolved = self._verify(action)
-        if action.seat != self._round.next_to_act():  # _verify: betting is on
-            self._held[action.seat] = (action, self._round.current_bet)
+        rnd = self._round
+        if action.seat != rnd.next_to_act():  # _verify: betting is on
+            self._held[action.seat] = (action, rnd.current_bet)
             self.log.append(OutOfTurnHeld(self.street, action))
             return
-        self._apply(resolved, out_of_turn=False)
+        rnd.apply(resolved)
+        self._street_acted = True
+        self.log.append(ActionTaken(self.street, resolved.seat, resolved.kind, resolved.to,
+                                    resolved.added, resolved.all_in, resolved.full_raise,
+                                    False))
         self._after_change()
 
     def time_expired(self, seat: int) -> None:
@@ -307,10 +374,10 @@ class Hand:
 
     # ------------------------------------------------------------------ applying
     def _apply(self, r: Resolved, *, out_of_turn: bool) -> None:
-        full = r.full_raise
         self._round.apply(r)
+        self._street_acted = True
         self.log.append(ActionTaken(self.street, r.seat, r.kind, r.to, r.added, r.all_in,
-                                    full, out_of_turn))
+                                    r.full_raise, out_of_turn))
 
     def _after_change(self) -> None:
         """Advance after an action: held out-of-turn actions, end of round, end of hand."""
@@ -351,6 +418,7 @@ class Hand:
         p.contributed -= chips
         p.stack += chips
         self._round.invalidate()
+        self._returned[seat] = self._returned.get(seat, 0) + chips
         self.log.append(BetReturned(seat, chips))
 
     def _close_round(self) -> None:
@@ -359,7 +427,7 @@ class Hand:
             self.log.append(OutOfTurnReleased(self.street, action))
         self._held.clear()
         self._return_uncalled()
-        if any(isinstance(r, ActionTaken) for r in self.log[self._street_log_start:]):
+        if self._street_acted:
             self._final_aggressor = self._round.aggressor
         for p in self.players.values():
             p.bet = 0
@@ -369,38 +437,56 @@ class Hand:
 
     def _end_by_folds(self) -> None:
         """Everybody else folded: the whole pot to the last player, no showdown [000]."""
-        for action, _ in self._held.values():
-            self.log.append(OutOfTurnReleased(self.street, action))
-        self._held.clear()
+        if self._held:
+            for action, _ in self._held.values():
+                self.log.append(OutOfTurnReleased(self.street, action))
+            self._held.clear()
         self._return_uncalled()
-        winner = self.live_seats[0]
-        pots, rake = take_rake(build_pots(self.contributions, [winner]), self.config.rake,
-                               flop_dealt=self._flop_dealt)
+        winner = next(p.seat for p in self.players.values() if not p.folded)
+        # One pot: every chip in the middle (a dead ante too) goes to the last player.
+        pot = Pot(self.pot, (winner,))
+        pots, rake = ([pot], 0) if self.config.rake is None else take_rake(
+            [pot], self.config.rake, flop_dealt=self._flop_dealt)
         awards = [PotAward(amount=p.amount, eligible=p.eligible, winners=(winner,),
                            shares={winner: p.amount}) for p in pots]
         self._finish(awards, rake, showdown=False)
 
     def _finish(self, awards: list[PotAward], rake: int, *, showdown: bool) -> None:
-        returned: dict[int, int] = {}
-        for record in self.log:
-            if isinstance(record, BetReturned):
-                returned[record.seat] = returned.get(record.seat, 0) + record.amount
+        log = self.log
         if rake:
-            self.log.append(RakeTaken(rake))
+            log.append(RakeTaken(rake))
+        players = self.players
         for i, award in enumerate(awards):
-            self.log.append(PotAwarded(i, award.amount, tuple(sorted(award.shares.items()))))
-            for seat, chips in award.shares.items():
-                self.players[seat].stack += chips
-        final = {s: p.stack for s, p in self.players.items()}
-        for p in self.players.values():
+            shares = award.shares
+            log.append(PotAwarded(i, award.amount, tuple(sorted(shares.items()))))
+            for seat, chips in shares.items():
+                players[seat].stack += chips
+        final = {}
+        for seat, p in players.items():
             p.bet = 0
+            final[seat] = p.stack
         self._round.invalidate()
         self._round_closed = True
         self.street = Street.COMPLETE
-        self.result = HandResult(pots=awards, returned=returned, rake=rake, voided=False,
-                                 final_stacks=final, showdown=showdown)
+        self.result = HandResult(pots=awards, returned=dict(self._returned), rake=rake,
+                                 voided=False, final_stacks=final, showdown=showdown)
 
     # ------------------------------------------------------------------ cards
+    def _add_dealt(self, cards: Sequence[Card]) -> None:
+        """Add ``cards`` to the cards dealt, checked distinct and new (a duplicate is a fouled
+        deck, TDA 2024 35-E): nothing is added when they are not."""
+        dealt = self._dealt
+        before = len(dealt)
+        dealt.update(cards)
+        if len(dealt) - before == len(cards):
+            return
+        # Undo from the hand's own record of its cards, then name the duplicates.
+        self._dealt = {*self.board, *(c for hole in self.hole_cards.values() for c in hole)}
+        known = self._dealt
+        dup = sorted({str(c) for c in cards if c in known or list(cards).count(c) > 1})
+        raise IllegalAction(f"duplicate card(s) {' '.join(dup)}: fouled deck, the hand "
+                            "must be voided", rule=cite.DUPLICATE)
+
     @staticmethod
     def _check_distinct(cards: Sequence[Card], known: set[Card]) -> set[Card]:
         """``cards`` as a set, checked distinct and not among ``known`` (fouled deck)."""
@@ -422,7 +508,7 @@ class Hand:
                                 rule="rules.md §1, §5 [000, 002 #31]")
         if seat in self.hole_cards:
             raise IllegalAction(f"seat {seat} already has hole cards", rule=cite.DEAL)
-        self._dealt |= self._check_distinct(cards, self._dealt)
+        self._add_dealt(cards)
         self.hole_cards[seat] = tuple(cards)
         self.log.append(HoleCardsDealt(seat, tuple(cards)))
 
@@ -441,12 +527,13 @@ class Hand:
         if len(cards) != _BOARD_CARDS[nxt]:
             raise IllegalAction(f"the {nxt.value} is {_BOARD_CARDS[nxt]} card(s), not "
                                 f"{len(cards)}", rule=cite.DEAL)
-        self._dealt |= self._check_distinct(cards, self._dealt)
+        self._add_dealt(cards)
         self.board.extend(cards)
         self.street = nxt
         self._flop_dealt = True
         self.log.append(BoardDealt(nxt, tuple(cards)))
         self._street_log_start = len(self.log)
+        self._street_acted = False
         self._round_closed = False
         # From the flop on, the first active player left of the button acts first [000, 001].
         after = self.button if self.button is not None else self.deal_order[-1]
@@ -521,12 +608,24 @@ class Hand:
             p.stack += p.contributed
             p.contributed = 0
             p.bet = 0
+        self._dead.clear()
         self._round.invalidate()
         self._round_closed = True
         self.street = Street.COMPLETE
         self.result = HandResult(pots=[], returned=refunds, rake=0, voided=True,
                                  final_stacks=self.stacks, reason=reason)
         return self.result
+
+
+def _rotated(seats: list[int], after: int | None) -> tuple[int, ...]:
+    """``seats`` (ascending) clockwise from the first seat after ``after`` (which may be empty
+    or None: then from the lowest); as :func:`showdown.clockwise_from`."""
+    if after is None:
+        return tuple(seats)
+    for i, seat in enumerate(seats):
+        if seat > after:
+            return (*seats[i:], *seats[:i])
+    return tuple(seats)
 
 
 def _text(cards: Iterable[Card]) -> str:

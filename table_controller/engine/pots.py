@@ -25,17 +25,20 @@ def uncalled_excess(bets: Mapping[int, int]) -> tuple[int, int] | None:
     what exceeds the second-largest bet of any player (folded players' chips count, they were
     called when they were put in).
     """
-    if not bets:
-        return None
-    ranked = sorted(bets.items(), key=lambda item: item[1], reverse=True)
-    top_seat, top = ranked[0]
-    second = ranked[1][1] if len(ranked) > 1 else 0
-    if top > second:
+    top_seat = None
+    top = second = 0
+    for seat, bet in bets.items():  # one pass: the largest and the second-largest bet
+        if bet > top:
+            top_seat, top, second = seat, bet, top
+        elif bet > second:
+            second = bet
+    if top_seat is not None and top > second:
         return top_seat, top - second
     return None
 
 
-def build_pots(contributions: Mapping[int, int], live: Collection[int]) -> list[Pot]:
+def build_pots(contributions: Mapping[int, int], live: Collection[int], *,
+               dead: int = 0) -> list[Pot]:
     """Split everything put in (antes, blinds, bets) into the main pot and side pots.
 
     A player can win from each opponent at most what he put in himself; the excess forms side
@@ -45,9 +48,13 @@ def build_pots(contributions: Mapping[int, int], live: Collection[int]) -> list[
     deepest live contribution (possible only with folded over-contributions) join the last pot.
     Pots with the same contenders are merged (a level created only by a folded player's
     amount is not a separate pot).
+
+    ``dead``: chips in the middle that are nobody's contribution to match, the single ante of
+    a big-blind or button ante (rules.md §2, TDA 2024 RP-11): they go to the main pot, which
+    every live player contests (``contributions`` then leave them out).
     """
     live_levels = sorted({contributions[s] for s in live if contributions.get(s, 0) > 0})
-    pots: list[Pot] = []
+    pots: list[Pot] = [Pot(dead, tuple(sorted(live)))] if dead else []
     previous = 0
     for i, level in enumerate(live_levels):
         last = i == len(live_levels) - 1
@@ -56,16 +63,21 @@ def build_pots(contributions: Mapping[int, int], live: Collection[int]) -> list[
             upper = chips if last else min(chips, level)
             amount += max(0, upper - previous)
         eligible = tuple(sorted(s for s in live if contributions.get(s, 0) >= level))
-        if pots and pots[-1].eligible == eligible:
-            pots[-1] = Pot(pots[-1].amount + amount, eligible)
-        else:
-            pots.append(Pot(amount, eligible))
+        _add(pots, amount, eligible)
         previous = level
     if not live_levels:
         total = sum(contributions.values())
         if total:
-            pots.append(Pot(total, tuple(sorted(live))))
+            _add(pots, total, tuple(sorted(live)))
     return [p for p in pots if p.amount > 0]
+
+
+def _add(pots: list[Pot], amount: int, eligible: tuple[int, ...]) -> None:
+    """Append a pot, merged into the last one when the contenders are the same."""
+    if pots and pots[-1].eligible == eligible:
+        pots[-1] = Pot(pots[-1].amount + amount, eligible)
+    else:
+        pots.append(Pot(amount, eligible))
 
 
 def split_pot(amount: int, winners_in_odd_chip_order: Sequence[int], *, unit: int,

@@ -6,25 +6,23 @@ it is only MISDEAL_AFTER_ACTION ([002 #32], TDA 2024 36).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from table_controller.monitor.cards_in_play import TrackedCard
+from table_controller.monitor.context import CheckContext
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.cards import Card
 from table_controller.vocabulary.zones import BOARD, BURN, MUCK, SHUFFLER, seat_of
-
-if TYPE_CHECKING:
-    from table_controller.monitor.monitor import DealingMonitor
 
 FELT = frozenset({BOARD, BURN, MUCK}) | {f"seat{n}" for n in range(1, 11)}
 MISDEAL_REMEDY = "Misdeal: collect the cards, reshuffle and redeal; the button stays"
 
 
-def make(mon: DealingMonitor, code: str, t: float, *, seat: int | None = None,
+def make(ctx: CheckContext, code: str, t: float, *, seat: int | None = None,
          cards: tuple[Card, ...] | list[Card] = (), message: str = "", remedy: str = "",
          **extra: Any) -> Alert:
     """An alert about the hand in progress (hand None between hands)."""
-    hand = mon.last_number if mon.run is not None else None
+    hand = ctx.last_number if ctx.run is not None else None
     return Alert(code=code, hand=hand, t=t, seat=seat, cards=tuple(cards), message=message,
                  remedy=remedy, extra=dict(extra))
 
@@ -45,48 +43,44 @@ def known(cards: list[TrackedCard]) -> list[Card]:
     return [tc.card for tc in cards if tc.card is not None]
 
 
-def misdeal(mon: DealingMonitor, code: str, t: float, *, seat: int | None,
+def misdeal(ctx: CheckContext, code: str, t: float, *, seat: int | None,
             cards: list[Card], message: str, remedy: str = MISDEAL_REMEDY) -> list[Alert]:
     """A misdeal condition [002 #31] (TDA 2024 35): the hand stops and is void once the floor
     resolves it; after substantial action [002 #32] (TDA 2024 36) it is only recorded as
     MISDEAL_AFTER_ACTION and the hand is played out."""
-    run = mon.run
+    run = ctx.run
     if run is None or run.halted is not None:
         return []
     if run.substantial:
-        alert = make(mon, "MISDEAL_AFTER_ACTION", t, seat=seat, cards=cards,
+        alert = make(ctx, "MISDEAL_AFTER_ACTION", t, seat=seat, cards=cards,
                      message=f"{message} ({code}), found after substantial action",
                      remedy="No misdeal: the hand is played out (TDA 2024 36, [002 #32])",
                      condition=code)
-        mon.book.open(alert)
+        ctx.book.open(alert)
         return [alert]
-    alert = make(mon, code, t, seat=seat, cards=cards, message=message, remedy=remedy)
-    stop(mon, alert, void_on_resolve=True)
+    alert = make(ctx, code, t, seat=seat, cards=cards, message=message, remedy=remedy)
+    stop(ctx, alert, void_on_resolve=True)
     return [alert]
 
 
-def stop(mon: DealingMonitor, alert: Alert, *, void_on_resolve: bool) -> None:
-    """Freeze the hand on a stop alert; resolving it voids the hand (every chip returned)."""
-    run = mon.run
+def stop(ctx: CheckContext, alert: Alert, *, void_on_resolve: bool) -> None:
+    """Freeze the hand on a stop alert; resolving it voids the hand (every chip returned,
+    rules.md §5)."""
+    run = ctx.run
     assert run is not None
     run.halted = alert.code
-    code = alert.code
-
-    def apply(t: float) -> list[Alert]:
-        return mon.void(code, t) if void_on_resolve else []
-
-    mon.book.open(alert, apply=apply)
+    ctx.book.open(alert, voids_hand=void_on_resolve)
 
 
-def present(mon: DealingMonitor, pid: int, zone: str) -> bool:
+def present(ctx: CheckContext, pid: int, zone: str) -> bool:
     """``pid`` lies in ``zone`` now (a removal inside the settle time counts as done)."""
-    return any(tc.pid == pid for tc in mon.fusion.picture.in_zone(zone, settled=True))
+    return any(tc.pid == pid for tc in ctx.picture.in_zone(zone, settled=True))
 
 
-def hand_cards(mon: DealingMonitor, zone: str, *, settled: bool = False) -> list[TrackedCard]:
+def hand_cards(ctx: CheckContext, zone: str, *, settled: bool = False) -> list[TrackedCard]:
     """The cards of this hand in ``zone`` (no joker, no foreign card)."""
-    run = mon.run
+    run = ctx.run
     if run is None:
         return []
-    return [tc for tc in mon.fusion.picture.in_zone(zone, settled=settled)
+    return [tc for tc in ctx.picture.in_zone(zone, settled=settled)
             if tc.pid in run.in_hand and not tc.joker and not tc.foreign]

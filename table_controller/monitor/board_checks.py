@@ -18,43 +18,40 @@ the dealer's correction; on resolve the board is checked against the remedy.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from table_controller.monitor.alerting import hand_cards, make, present
 from table_controller.monitor.cards_in_play import TrackedCard
+from table_controller.monitor.context import CheckContext
 from table_controller.monitor.records import MonitorError
+from table_controller.monitor.streets import commit_street
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.cards import format_cards
 from table_controller.vocabulary.observations import Source
 from table_controller.vocabulary.zones import BOARD, BURN
 
-if TYPE_CHECKING:
-    from table_controller.monitor.monitor import DealingMonitor
-
 _CORRECTING = ("FOUR_CARD_FLOP", "EXTRA_BOARD_CARD")
 
 
-def open_board(mon: DealingMonitor) -> list[TrackedCard]:
+def open_board(ctx: CheckContext) -> list[TrackedCard]:
     """The board cards (settled) not yet handed to the engine."""
-    run = mon.run
+    run = ctx.run
     assert run is not None
-    return [tc for tc in hand_cards(mon, BOARD, settled=True) if tc.pid not in run.committed]
+    return [tc for tc in hand_cards(ctx, BOARD, settled=True) if tc.pid not in run.committed]
 
 
-def burn_pile_blind(mon: DealingMonitor) -> bool:
+def burn_pile_blind(ctx: CheckContext) -> bool:
     """Without the reader, a card burned onto a pile that already holds cards may not show:
     the camera sees the top of a pile. Then a missing burn cannot be told from a hidden one
     (only an empty pile is a certain MISSING_BURN), nor a street's end from an extra card in
     an all-in runout (docs/monitor.md, limits)."""
-    if mon.fusion.active(Source.RFID):
+    if ctx.fusion.active(Source.RFID):
         return False
-    return bool(mon.fusion.picture.in_zone(BURN))
+    return bool(ctx.picture.in_zone(BURN))
 
 
-def all_in_runout(mon: DealingMonitor) -> bool:
+def all_in_runout(ctx: CheckContext) -> bool:
     """No more betting is possible: the streets follow each other with no action (rules.md
     §4, TDA 2024 16 [002 #11])."""
-    run = mon.run
+    run = ctx.run
     if run is None or not run.hand.betting_complete:
         return False
     stacks = run.hand.stacks
@@ -62,96 +59,95 @@ def all_in_runout(mon: DealingMonitor) -> bool:
     return len(can_bet) <= 1 and len(run.hand.live_seats) >= 2
 
 
-def _names(mon: DealingMonitor, pids: list[int]) -> str:
-    cards = [mon.fusion.picture.get(p) for p in pids]
+def _names(ctx: CheckContext, pids: list[int]) -> str:
+    cards = [ctx.picture.get(p) for p in pids]
     return ", ".join(tc.label() for tc in cards if tc is not None) or "the cards"
 
 
-def board_card(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
+def board_card(ctx: CheckContext, tc: TrackedCard, t: float) -> list[Alert]:
     """A card arrived on the board."""
-    run = mon.run
+    run = ctx.run
     assert run is not None
     b = run.board
-    if mon.book.has("PREMATURE_BOARD_CARD"):
+    if ctx.book.has("PREMATURE_BOARD_CARD"):
         run.premature.append(tc.pid)
-        return [_premature(mon, t)]
-    if any(mon.book.has(code) for code in _CORRECTING):
+        return [_premature(ctx, t)]
+    if any(ctx.book.has(code) for code in _CORRECTING):
         return []  # the dealer is correcting the street; checked on resolve
     if b.index >= 3:
-        return _extra_board(mon, tc, t, beyond=True)
-    blind = burn_pile_blind(mon)
+        return _extra_board(ctx, tc, t, beyond=True)
+    blind = burn_pile_blind(ctx)
     if b.full:
-        if b.burned_after_last_card or (blind and all_in_runout(mon)):
-            mon.commit_street(strict=False)  # a burn, then a card: the next street
+        if b.burned_after_last_card or (blind and all_in_runout(ctx)):
+            commit_street(ctx, strict=False)  # a burn, then a card: the next street
         if b.full:
             if b.index == 0:
-                return _four_card_flop(mon, tc, t)
-            return _extra_board(mon, tc, t, beyond=False)
+                return _four_card_flop(ctx, tc, t)
+            return _extra_board(ctx, tc, t, beyond=False)
         if b.index >= 3:
-            return _extra_board(mon, tc, t, beyond=True)
+            return _extra_board(ctx, tc, t, beyond=True)
     if not b.street:
         if not run.hand.betting_complete:
             run.premature = [tc.pid]
-            return [_premature(mon, t)]
+            return [_premature(ctx, t)]
         b.add(tc.pid)
         if not b.burned_since_street and not blind:
-            return [_missing_burn(mon, t)]
+            return [_missing_burn(ctx, t)]
         return []
     b.add(tc.pid)
-    entry = mon.book.latest("MISSING_BURN")
+    entry = ctx.book.latest("MISSING_BURN")
     if entry is not None and entry.alert.extra.get("street") == b.index \
             and not b.burned_since_street:
-        return [_missing_burn(mon, t)]
+        return [_missing_burn(ctx, t)]
     return []
 
 
-def _premature(mon: DealingMonitor, t: float) -> Alert:
-    run = mon.run
+def _premature(ctx: CheckContext, t: float) -> Alert:
+    run = ctx.run
     assert run is not None
     b = run.board
     pids = list(run.premature)
-    cards = [c.card for p in pids if (c := mon.fusion.picture.get(p)) is not None
+    cards = [c.card for p in pids if (c := ctx.picture.get(p)) is not None
              and c.card is not None]
-    names = _names(mon, pids)
-    alert = make(mon, "PREMATURE_BOARD_CARD", t, cards=cards,
+    names = _names(ctx, pids)
+    alert = make(ctx, "PREMATURE_BOARD_CARD", t, cards=cards,
                  message=f"{names} dealt to the board before the betting round was complete",
                  remedy=f"Put {names} back into the stub and reshuffle it; the burn card stays; "
                         f"when the betting is complete deal the {b.name} again with no new "
                         "burn")
-    if mon.book.has("PREMATURE_BOARD_CARD"):
-        mon.book.replace_latest("PREMATURE_BOARD_CARD", alert)
+    if ctx.book.has("PREMATURE_BOARD_CARD"):
+        ctx.book.replace_latest("PREMATURE_BOARD_CARD", alert)
         return alert
 
     def verify() -> str | None:
-        still = [p for p in run.premature if present(mon, p, BOARD)]
+        still = [p for p in run.premature if present(ctx, p, BOARD)]
         if still:
-            return f"{_names(mon, still)} still on the board"
+            return f"{_names(ctx, still)} still on the board"
         return None
 
-    def apply(_t: float) -> list[Alert]:
+    def apply(_t: float) -> None:
         run.premature = []
-        run.board.street = [tc.pid for tc in open_board(mon)]
-        return []
+        run.board.street = [tc.pid for tc in open_board(ctx)]
 
-    mon.book.open(alert, verify=verify, apply=apply)
+    ctx.book.open(alert, verify=verify, apply=apply)
     return alert
 
 
-def _missing_burn(mon: DealingMonitor, t: float) -> Alert:
-    run = mon.run
+def _missing_burn(ctx: CheckContext, t: float) -> Alert:
+    run = ctx.run
     assert run is not None
     b = run.board
     index, committed = b.index, b.committed
-    names = _names(mon, b.street)
-    cards = [c.card for p in b.street if (c := mon.fusion.picture.get(p)) is not None
+    names = _names(ctx, b.street)
+    cards = [c.card for p in b.street if (c := ctx.picture.get(p)) is not None
              and c.card is not None]
-    alert = make(mon, "MISSING_BURN", t, cards=cards,
+    alert = make(ctx, "MISSING_BURN", t, cards=cards,
                  message=f"The {b.name} ({names}) was dealt with no burn card",
                  remedy=f"Before any action on the {b.name}: take {names} back on top of the "
                         f"stub, burn a card and deal the {b.name} again; after action the cards "
                         "stand",
                  street=index)
-    previous = mon.book.latest("MISSING_BURN")
+    previous = ctx.book.latest("MISSING_BURN")
     if previous is not None and previous.alert.extra.get("street") == index:
         previous.alert = alert
         return alert
@@ -161,26 +157,26 @@ def _missing_burn(mon: DealingMonitor, t: float) -> Alert:
             return None
         return f"still no burn card before the {run.board.name}"
 
-    mon.book.open(alert, verify=verify)
+    ctx.book.open(alert, verify=verify)
     return alert
 
 
-def _four_card_flop(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
-    run = mon.run
+def _four_card_flop(ctx: CheckContext, tc: TrackedCard, t: float) -> list[Alert]:
+    run = ctx.run
     assert run is not None
     b = run.board
     four = [*b.street, tc.pid]
-    tracked = [c for p in four if (c := mon.fusion.picture.get(p)) is not None]
+    tracked = [c for p in four if (c := ctx.picture.get(p)) is not None]
     cards = [c.card for c in tracked if c.card is not None]
     burns_at = b.last_card_burns
     seq_at = tc.seq
-    if mon.config.rules == "tda" and len(cards) == 4:
-        chosen = mon.choose_burn(list(cards))
+    if ctx.config.rules == "tda" and len(cards) == 4:
+        chosen = ctx.choose_burn(list(cards))
         if chosen not in cards:
             raise MonitorError(f"burn chooser returned {chosen}, not one of "
                                f"{format_cards(cards)}")
         chosen_pid = four[cards.index(chosen)]
-        alert = make(mon, "FOUR_CARD_FLOP", t, cards=cards,
+        alert = make(ctx, "FOUR_CARD_FLOP", t, cards=cards,
                      message=f"Four cards on the flop: {format_cards(cards)}",
                      remedy=f"Turn all four cards face down and scramble them; {chosen} is the "
                             "burn card (the turn's burn): put it on the burn pile; the other "
@@ -190,53 +186,51 @@ def _four_card_flop(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Aler
         flop = [c for c in cards if c != chosen]
 
         def verify_tda() -> str | None:
-            board = open_board(mon)
-            if present(mon, chosen_pid, BOARD) or any(c.card == chosen for c in board):
+            board = open_board(ctx)
+            if present(ctx, chosen_pid, BOARD) or any(c.card == chosen for c in board):
                 return f"{chosen} is still on the board; it is the burn card"
-            moved = mon.fusion.picture.get(chosen_pid)
+            moved = ctx.picture.get(chosen_pid)
             if moved is not None and moved.gone_since is None and moved.zone != BURN:
                 return f"{chosen} is in {moved.zone}, not on the burn pile"
             # Identities where the sensors know them (the camera re-tracks a moved card).
             seen = sorted((c.card for c in board if c.card is not None), key=str)
             if len(board) != 3 or (len(seen) == 3 and set(seen) != set(flop)):
                 return f"the flop must be {format_cards(flop)}; the board holds " \
-                       f"{_names(mon, [c.pid for c in board])}"
+                       f"{_names(ctx, [c.pid for c in board])}"
             return None
 
-        def apply_tda(_t: float) -> list[Alert]:
-            run.board.street = [c.pid for c in open_board(mon)]
+        def apply_tda(_t: float) -> None:
+            run.board.street = [c.pid for c in open_board(ctx)]
             run.board.last_card_burns = burns_at  # the pick is the turn's burn
-            return []
 
-        mon.book.open(alert, verify=verify_tda, apply=apply_tda)
+        ctx.book.open(alert, verify=verify_tda, apply=apply_tda)
         return [alert]
-    alert = make(mon, "FOUR_CARD_FLOP", t, cards=cards,
+    alert = make(ctx, "FOUR_CARD_FLOP", t, cards=cards,
                  message=f"Four cards on the flop: {format_cards(cards)}",
                  remedy="Put the four flop cards back into the stub (not the hole cards, not "
                         "the burn card), reshuffle it and deal a new flop with no new burn")
 
     def verify_house() -> str | None:
-        board = open_board(mon)
+        board = open_board(ctx)
         stayed = [c for c in board if c.seq <= seq_at]
         if stayed:
-            return f"{_names(mon, [c.pid for c in stayed])} of the four-card flop still on " \
+            return f"{_names(ctx, [c.pid for c in stayed])} of the four-card flop still on " \
                    "the board"
         if len(board) not in (0, 3):
             return f"the new flop has {len(board)} cards"
         return None
 
-    def apply_house(_t: float) -> list[Alert]:
-        run.board.street = [c.pid for c in open_board(mon)]
+    def apply_house(_t: float) -> None:
+        run.board.street = [c.pid for c in open_board(ctx)]
         if run.board.full:
             run.board.last_card_burns = run.board.burns
-        return []
 
-    mon.book.open(alert, verify=verify_house, apply=apply_house)
+    ctx.book.open(alert, verify=verify_house, apply=apply_house)
     return [alert]
 
 
-def _extra_board(mon: DealingMonitor, tc: TrackedCard, t: float, *, beyond: bool) -> list[Alert]:
-    run = mon.run
+def _extra_board(ctx: CheckContext, tc: TrackedCard, t: float, *, beyond: bool) -> list[Alert]:
+    run = ctx.run
     assert run is not None
     b = run.board
     name, pid = tc.label(), tc.pid
@@ -247,22 +241,21 @@ def _extra_board(mon: DealingMonitor, tc: TrackedCard, t: float, *, beyond: bool
     else:
         message = f"{name} is a second card on the {b.name}"
         remedy = f"Put {name} back into the stub and reshuffle it; the {b.name} is " \
-                 f"{_names(mon, b.street)}"
-    alert = make(mon, "EXTRA_BOARD_CARD", t, cards=cards, message=message, remedy=remedy)
+                 f"{_names(ctx, b.street)}"
+    alert = make(ctx, "EXTRA_BOARD_CARD", t, cards=cards, message=message, remedy=remedy)
     size = 0 if beyond else b.size
 
     def verify() -> str | None:
-        if present(mon, pid, BOARD):
+        if present(ctx, pid, BOARD):
             return f"{name} is still on the board"
-        n = len(open_board(mon))
+        n = len(open_board(ctx))
         if n != size:
             return f"the {run.board.name} has {n} cards on the board, not {size}"
         return None
 
-    def apply(_t: float) -> list[Alert]:
+    def apply(_t: float) -> None:
         if not beyond:
-            run.board.street = [c.pid for c in open_board(mon)]
-        return []
+            run.board.street = [c.pid for c in open_board(ctx)]
 
-    mon.book.open(alert, verify=verify, apply=apply)
+    ctx.book.open(alert, verify=verify, apply=apply)
     return [alert]

@@ -6,8 +6,6 @@ the board and burn in ``board_checks``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from table_controller.engine import Street
 from table_controller.monitor import board_checks, deal_checks
 from table_controller.monitor.alerting import (
@@ -21,6 +19,7 @@ from table_controller.monitor.alerting import (
     where,
 )
 from table_controller.monitor.cards_in_play import TrackedCard
+from table_controller.monitor.context import CheckContext
 from table_controller.monitor.fusion import Fused
 from table_controller.monitor.records import ConsoleAction
 from table_controller.vocabulary.alerts import Alert
@@ -28,23 +27,21 @@ from table_controller.vocabulary.cards import DECK, Card, format_cards
 from table_controller.vocabulary.observations import Face
 from table_controller.vocabulary.zones import BOARD, BURN, SHUFFLER, seat_of, seat_zone
 
-if TYPE_CHECKING:
-    from table_controller.monitor.monitor import DealingMonitor
 
 # ------------------------------------------------------------------------ dispatch
-def entered(mon: DealingMonitor, f: Fused) -> list[Alert]:
+def entered(ctx: CheckContext, f: Fused) -> list[Alert]:
     """A card arrived in a zone (placed, or moved there)."""
-    tc, zone, run = f.card, f.zone, mon.run
+    tc, zone, run = f.card, f.zone, ctx.run
     if f.from_zone is not None:
-        left_zone(mon, tc, f.from_zone)
+        left_zone(ctx, tc, f.from_zone)
     if tc.joker:
-        return joker(mon, tc, f.t)
+        return joker(ctx, tc, f.t)
     if tc.foreign:  # the table's other deck waits in the shuffler: only the felt counts
-        return foreign(mon, tc, f.t) if zone != SHUFFLER else []
+        return foreign(ctx, tc, f.t) if zone != SHUFFLER else []
     if zone == SHUFFLER:
-        return face_up_in_stub(mon, tc, f.t) if tc.face is Face.UP else []
+        return face_up_in_stub(ctx, tc, f.t) if tc.face is Face.UP else []
     if run is None:
-        return card_without_hand(mon, tc, f)
+        return card_without_hand(ctx, tc, f)
     if run.halted is not None:
         return []
     if tc.rfid_key is not None and run.returned_keys.get(tc.rfid_key) == zone:
@@ -52,82 +49,82 @@ def entered(mon: DealingMonitor, f: Fused) -> list[Alert]:
         run.in_hand.add(tc.pid)
         return []
     run.in_hand.add(tc.pid)
-    out = duplicates(mon, tc, f.t)
+    out = duplicates(ctx, tc, f.t)
     if run.halted is not None:
         return out
     seat = seat_of(zone)
     if seat is not None:
-        return out + deal_checks.seat_card(mon, tc, seat, f)
+        return out + deal_checks.seat_card(ctx, tc, seat, f)
     if zone == BOARD:
-        return out + board_checks.board_card(mon, tc, f.t)
+        return out + board_checks.board_card(ctx, tc, f.t)
     if zone == BURN:
         run.board.burns += 1
     return out
 
 
-def left(mon: DealingMonitor, f: Fused) -> None:
+def left(ctx: CheckContext, f: Fused) -> None:
     """A card left the felt (its removal settled)."""
     if f.detail == "merged":
         return
-    run = mon.run
+    run = ctx.run
     if run is not None and f.card.rfid_key is not None and seat_of(f.zone) is not None \
             and f.card.pid in run.in_hand and run.deal_over:
         run.returned_keys[f.card.rfid_key] = f.zone
-    left_zone(mon, f.card, f.zone)
+    left_zone(ctx, f.card, f.zone)
 
 
-def left_zone(mon: DealingMonitor, tc: TrackedCard, zone: str) -> None:
-    run = mon.run
+def left_zone(ctx: CheckContext, tc: TrackedCard, zone: str) -> None:
+    run = ctx.run
     if run is None:
         return
     if zone == BOARD:
         run.board.drop(tc.pid)
     seat = seat_of(zone)
     if seat is not None:
-        deal_checks.card_left_seat(mon, tc, seat)
+        deal_checks.card_left_seat(ctx, tc, seat)
 
 
-def face(mon: DealingMonitor, f: Fused) -> list[Alert]:
+def face(ctx: CheckContext, f: Fused) -> list[Alert]:
     """A card's face became known (the camera saw it land) or it was turned over."""
-    tc, run = f.card, mon.run
+    tc, run = f.card, ctx.run
     if run is None or run.halted is not None or (
             tc.pid not in run.in_hand and f.zone != SHUFFLER):
         return []
     if f.zone == SHUFFLER:
-        return face_up_in_stub(mon, tc, f.t) if tc.face is Face.UP else []
+        return face_up_in_stub(ctx, tc, f.t) if tc.face is Face.UP else []
     seat = seat_of(f.zone)
     if seat is None or tc.face is not Face.UP:
         return []
     if not f.flipped:
-        return deal_checks.dealt_face_up(mon, tc, seat, f.t)
-    return exposed_by_player(mon, tc, seat, f.t)
+        return deal_checks.dealt_face_up(ctx, tc, seat, f.t)
+    return exposed_by_player(ctx, tc, seat, f.t)
 
 
-def identity(mon: DealingMonitor, f: Fused) -> list[Alert]:
+def identity(ctx: CheckContext, f: Fused) -> list[Alert]:
     """A card's identity became known (or it turned out a joker or a foreign card)."""
     tc = f.card
     if tc.joker:
-        return joker(mon, tc, f.t)
+        return joker(ctx, tc, f.t)
     if tc.foreign:
-        return foreign(mon, tc, f.t) if f.zone != SHUFFLER else []
-    run = mon.run
+        return foreign(ctx, tc, f.t) if f.zone != SHUFFLER else []
+    run = ctx.run
     if run is None or run.halted is not None or tc.pid not in run.in_hand:
         return []
-    return duplicates(mon, tc, f.t)
+    return duplicates(ctx, tc, f.t)
 
 
-def conflict(mon: DealingMonitor, f: Fused) -> list[Alert]:
+def conflict(ctx: CheckContext, f: Fused) -> list[Alert]:
     """The reader and the camera disagree beyond the settle time: a fault, never a game
     alert."""
     tc = f.card
-    return [make(mon, "SENSOR_CONFLICT", f.t, seat=seat_of(f.zone),
+    return [make(ctx, "SENSOR_CONFLICT", f.t, seat=seat_of(f.zone),
                  cards=[c for c in (tc.card,) if c is not None],
                  message=f"RFID and camera disagree: {f.detail}",
                  remedy=f"Check {tc.label()} in {where(f.zone)} and the sensors")]
 
 
 # ---------------------------------------------------------------- card checks
-def duplicates(mon: DealingMonitor, tc: TrackedCard, t: float, *,
+def duplicates(ctx: CheckContext, tc: TrackedCard, t: float, *,
                camera_only: bool = False) -> list[Alert]:
     """Two cards of the same rank and suit in play: a fouled deck, all action void and every
     chip returned whatever action has happened (TDA 2024 35-E, [000] [003]).
@@ -135,11 +132,11 @@ def duplicates(mon: DealingMonitor, tc: TrackedCard, t: float, *,
     Two tags naming the same card are two physical cards at once; two camera sightings of the
     same face count only when both have stayed in place for the settle time (a card the camera
     re-tracks as it moves is one card)."""
-    run = mon.run
+    run = ctx.run
     if run is None or tc.card is None or run.halted is not None:
         return []
-    settle = mon.config.settle_time
-    for other in mon.fusion.picture:
+    settle = ctx.config.settle_time
+    for other in ctx.picture:
         if other is tc or other.card != tc.card or other.pid not in run.in_hand \
                 or other.pending or other.zone not in FELT or tc.zone not in FELT:
             continue
@@ -156,23 +153,23 @@ def duplicates(mon: DealingMonitor, tc: TrackedCard, t: float, *,
                 continue
         run.duplicates.add(pair)
         first, second = sorted((tc, other), key=lambda c: c.seq)
-        alert = make(mon, "DUPLICATE_CARD", t, seat=seat_of(second.zone), cards=[tc.card],
+        alert = make(ctx, "DUPLICATE_CARD", t, seat=seat_of(second.zone), cards=[tc.card],
                      message=f"Two {tc.card} in play: {where(first.zone)} and "
                              f"{where(second.zone)} (fouled deck)",
                      remedy="All action void, every chip returned to the bettors; replace "
                             "the deck (TDA 2024 35-E)")
-        stop(mon, alert, void_on_resolve=True)
+        stop(ctx, alert, void_on_resolve=True)
         return [alert]
     return []
 
 
-def camera_duplicates(mon: DealingMonitor, now: float) -> list[Alert]:
+def camera_duplicates(ctx: CheckContext, now: float) -> list[Alert]:
     """The settled check of camera-only sightings (see :func:`duplicates`): one pass over the
     picture per tick, looking only at faces seen twice where a card has no tag."""
-    run = mon.run
+    run = ctx.run
     if run is None:
         return []
-    picture = mon.fusion.picture
+    picture = ctx.picture
     if not any(tc.card is not None and tc.rfid_key is None for tc in picture):
         return []  # every identified card has its tag (the usual case with the reader)
     by_card: dict[Card, list[TrackedCard]] = {}
@@ -185,16 +182,16 @@ def camera_duplicates(mon: DealingMonitor, now: float) -> list[Alert]:
             continue
         for tc in group:
             if tc.rfid_key is None:
-                out = duplicates(mon, tc, now, camera_only=True)
+                out = duplicates(ctx, tc, now, camera_only=True)
                 if out:
                     return out
     return []
 
 
-def once(mon: DealingMonitor, code: str, tc: TrackedCard) -> bool:
+def once(ctx: CheckContext, code: str, tc: TrackedCard) -> bool:
     """True the first time ``code`` is raised about this card (in this hand, or between
     hands)."""
-    seen = mon.run.once if mon.run is not None else mon.no_hand_seen
+    seen = ctx.run.once if ctx.run is not None else ctx.no_hand_seen
     key = (code, tc.pid)
     if key in seen:
         return False
@@ -202,131 +199,131 @@ def once(mon: DealingMonitor, code: str, tc: TrackedCard) -> bool:
     return True
 
 
-def joker(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
+def joker(ctx: CheckContext, tc: TrackedCard, t: float) -> list[Alert]:
     """A joker in a game without jokers: discard and replace it, not a dealer error [003]."""
-    if not once(mon, "JOKER", tc):
+    if not once(ctx, "JOKER", tc):
         return []
     pid, zone = tc.pid, tc.zone
-    alert = make(mon, "JOKER", t, seat=seat_of(zone),
+    alert = make(ctx, "JOKER", t, seat=seat_of(zone),
                  message=f"A joker in {where(zone)}",
                  remedy=f"Discard the joker from {where(zone)} and replace it with the next "
                         "card; not a dealer error")
 
     def verify() -> str | None:
-        still = mon.fusion.picture.get(pid)
+        still = ctx.picture.get(pid)
         if still is not None and still.gone_since is None:
             return f"the joker is still in {where(still.zone)}"
         return None
 
-    mon.book.open(alert, verify=verify)
+    ctx.book.open(alert, verify=verify)
     return [alert]
 
 
-def foreign(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
+def foreign(ctx: CheckContext, tc: TrackedCard, t: float) -> list[Alert]:
     """A card of another deck (an unknown tag, the other deck's tag) [000] [003]: remove it;
     if it reached a hand (a seat, or the board every hand plays) the hand is void."""
-    if not once(mon, "FOREIGN_CARD", tc):
+    if not once(ctx, "FOREIGN_CARD", tc):
         return []
-    run = mon.run
+    run = ctx.run
     zone, pid = tc.zone, tc.pid
     name = tc.label()
     cards = [tc.card] if tc.card is not None else []
     in_hand = run is not None and (seat_of(zone) is not None or zone == BOARD)
     if in_hand and run is not None and run.halted is None:
-        alert = make(mon, "FOREIGN_CARD", t, seat=seat_of(zone), cards=cards,
+        alert = make(ctx, "FOREIGN_CARD", t, seat=seat_of(zone), cards=cards,
                      message=f"{name} from another deck reached {where(zone)}",
                      remedy=f"Remove {name}; it reached {where(zone)}: all action void, every "
                             "chip returned")
-        stop(mon, alert, void_on_resolve=True)
+        stop(ctx, alert, void_on_resolve=True)
         return [alert]
-    alert = make(mon, "FOREIGN_CARD", t, seat=seat_of(zone), cards=cards,
+    alert = make(ctx, "FOREIGN_CARD", t, seat=seat_of(zone), cards=cards,
                  message=f"{name} from another deck in {where(zone)}",
                  remedy=f"Take {name} out of {where(zone)}; it reached no hand, play goes on")
 
     def verify() -> str | None:
-        still = mon.fusion.picture.get(pid)
+        still = ctx.picture.get(pid)
         if still is not None and still.gone_since is None:
             return f"{name} is still in {where(still.zone)}"
         return None
 
-    mon.book.open(alert, verify=verify)
+    ctx.book.open(alert, verify=verify)
     return [alert]
 
 
-def card_without_hand(mon: DealingMonitor, tc: TrackedCard, f: Fused) -> list[Alert]:
+def card_without_hand(ctx: CheckContext, tc: TrackedCard, f: Fused) -> list[Alert]:
     """A card lands on the felt with no hand running: the green button was not pressed
     (TDA 2024 23 [002 #19]). Cards moved about on the felt after a hand are not new."""
     if f.zone not in FELT or f.from_zone not in (None, SHUFFLER) or not once(
-            mon, "CARD_WITHOUT_HAND", tc):
+            ctx, "CARD_WITHOUT_HAND", tc):
         return []
-    alert = make(mon, "CARD_WITHOUT_HAND", f.t, seat=seat_of(f.zone),
+    alert = make(ctx, "CARD_WITHOUT_HAND", f.t, seat=seat_of(f.zone),
                  message=f"A card landed in {where(f.zone)} with no hand running",
                  remedy="Press the shuffler's green button to start a hand")
-    mon.book.open(alert)
+    ctx.book.open(alert)
     return [alert]
 
 
-def face_up_in_stub(mon: DealingMonitor, tc: TrackedCard, t: float) -> list[Alert]:
+def face_up_in_stub(ctx: CheckContext, tc: TrackedCard, t: float) -> list[Alert]:
     """A face-up card in the stub: discard it, replace it with the next card [003]; two or
     more cards seen in the deck are a misdeal [002 #31]."""
-    run = mon.run
-    if run is None or run.halted is not None or not once(mon, "FACE_UP_IN_DECK", tc):
+    run = ctx.run
+    if run is None or run.halted is not None or not once(ctx, "FACE_UP_IN_DECK", tc):
         return []
     run.face_up_in_stub += 1
     cards = [tc.card] if tc.card is not None else []
     if run.face_up_in_stub >= 2 and not run.deal_over:
-        return misdeal(mon, "MISDEAL_MULTIPLE_EXPOSED", t, seat=None, cards=cards,
+        return misdeal(ctx, "MISDEAL_MULTIPLE_EXPOSED", t, seat=None, cards=cards,
                        message="A second card seen face up in the stub")
     pid, name = tc.pid, tc.label()
-    alert = make(mon, "FACE_UP_IN_DECK", t, cards=cards,
+    alert = make(ctx, "FACE_UP_IN_DECK", t, cards=cards,
                  message=f"{name} lies face up in the stub",
                  remedy=f"Discard {name} and replace it with the next card (if that card "
                         "was already dealt, finish the deal first)")
 
     def verify() -> str | None:
-        still = mon.fusion.picture.get(pid)
+        still = ctx.picture.get(pid)
         if still is not None and still.zone == SHUFFLER and still.face is Face.UP \
                 and still.gone_since is None:
             return f"{name} is still face up in the stub"
         return None
 
-    mon.book.open(alert, verify=verify)
+    ctx.book.open(alert, verify=verify)
     return [alert]
 
 
-def exposed_by_player(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float) -> list[Alert]:
+def exposed_by_player(ctx: CheckContext, tc: TrackedCard, seat: int, t: float) -> list[Alert]:
     """A player turned up his own hole card: not a dealer error, the card plays [003]. Cards
     turned up for the showdown or an all-in are not reported."""
-    run = mon.run
+    run = ctx.run
     if run is None or run.showdown_called or run.hand.street in (Street.SHOWDOWN,
                                                                   Street.COMPLETE):
         return []
-    if run.deal_over and board_checks.all_in_runout(mon):
+    if run.deal_over and board_checks.all_in_runout(ctx):
         return []
-    if not once(mon, "CARD_EXPOSED_BY_PLAYER", tc):
+    if not once(ctx, "CARD_EXPOSED_BY_PLAYER", tc):
         return []
     cards = [tc.card] if tc.card is not None else []
-    return [make(mon, "CARD_EXPOSED_BY_PLAYER", t, seat=seat, cards=cards,
+    return [make(ctx, "CARD_EXPOSED_BY_PLAYER", t, seat=seat, cards=cards,
                  message=f"Seat {seat} turned up his own card {tc.label()}",
                  remedy="The card plays; not a dealer error")]
 
 
 # --------------------------------------------------------------------- deal end
-def deal_end(mon: DealingMonitor, t: float) -> list[Alert]:
-    return deal_checks.deal_end(mon, t)
+def deal_end(ctx: CheckContext, t: float) -> list[Alert]:
+    return deal_checks.deal_end(ctx, t)
 
 
-def visible_hole_cards(mon: DealingMonitor) -> tuple[dict[int, list[Card]], list[int]]:
+def visible_hole_cards(ctx: CheckContext) -> tuple[dict[int, list[Card]], list[int]]:
     """For the showdown: each live seat's two hole cards where the sensors know both, and the
     live seats whose cards are not there to be read (mucked, or never turned up to a camera
     alone): all cards must be tabled to win a pot ([002 #13])."""
-    run = mon.run
+    run = ctx.run
     holes: dict[int, list[Card]] = {}
     mucked: list[int] = []
     if run is None:
         return holes, mucked
     for seat in run.hand.live_seats:
-        cards = known(hand_cards(mon, seat_zone(seat)))
+        cards = known(hand_cards(ctx, seat_zone(seat)))
         if len(cards) == 2:
             holes[seat] = cards
         else:
@@ -334,33 +331,33 @@ def visible_hole_cards(mon: DealingMonitor) -> tuple[dict[int, list[Card]], list
     return holes, mucked
 
 
-def button_report(mon: DealingMonitor, action: ConsoleAction) -> list[Alert]:
+def button_report(ctx: CheckContext, action: ConsoleAction) -> list[Alert]:
     """The console (or camera) reports the dealer button: in the wrong place it is a misdeal,
     the button goes to the right seat ([000] [003])."""
-    run = mon.run
+    run = ctx.run
     if run is None or run.halted is not None:
         return []
     right = run.hand.button
     if right is None or action.seat == right:
         return []
-    return misdeal(mon, "MISDEAL_BUTTON_POSITION", action.t, seat=action.seat, cards=[],
+    return misdeal(ctx, "MISDEAL_BUTTON_POSITION", action.t, seat=action.seat, cards=[],
                    message=f"The button is on seat {action.seat}; the rotation puts it on "
                            f"seat {right}",
                    remedy=f"{MISDEAL_REMEDY}; move the button to seat {right}")
 
 
-def deck_check(mon: DealingMonitor, t: float) -> list[Alert]:
+def deck_check(ctx: CheckContext, t: float) -> list[Alert]:
     """At the green button, when the sensors see the stub: 52 distinct cards of the active
     deck, no more, no less [003]. A card of the deck that the sensors see on the felt (left
     there after the last hand) is accounted for: the check is about cards lost or doubled."""
-    if not mon.config.stub_visible:
+    if not ctx.config.stub_visible:
         return []
-    stub = mon.fusion.picture.in_zone(SHUFFLER)
+    stub = ctx.picture.in_zone(SHUFFLER)
     if not stub:
         return []
     seen: dict[Card, int] = {}
     odd = 0
-    for tc in mon.fusion.picture:
+    for tc in ctx.picture:
         if tc.foreign:
             continue  # the other deck, waiting in the shuffler (rules.md §1: decks alternate)
         if tc.zone != SHUFFLER:
@@ -382,8 +379,8 @@ def deck_check(mon: DealingMonitor, t: float) -> list[Alert]:
         parts.append(f"twice {format_cards(doubled)}")
     if odd:
         parts.append(f"{odd} card(s) not of this deck")
-    alert = make(mon, "DECK_INCOMPLETE", t, cards=missing + doubled,
+    alert = make(ctx, "DECK_INCOMPLETE", t, cards=missing + doubled,
                  message=f"Deck check: {'; '.join(parts)}",
                  remedy="Replace the deck; a missing card does not change a result")
-    mon.book.open(alert)
+    ctx.book.open(alert)
     return [alert]

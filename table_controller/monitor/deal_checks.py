@@ -18,20 +18,17 @@ Every misdeal after substantial action is MISDEAL_AFTER_ACTION instead ([002 #32
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
 
 from table_controller.engine import EngineError
 from table_controller.monitor.alerting import hand_cards, known, make, misdeal, present
 from table_controller.monitor.cards_in_play import TrackedCard
+from table_controller.monitor.context import CheckContext
 from table_controller.monitor.fusion import Fused
 from table_controller.monitor.procedure import CARDS_EACH, Placement
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.cards import Card
 from table_controller.vocabulary.observations import Face
 from table_controller.vocabulary.zones import BURN, SHUFFLER, seat_zone
-
-if TYPE_CHECKING:
-    from table_controller.monitor.monitor import DealingMonitor
 
 _ORDINAL = ("first", "second")
 
@@ -40,152 +37,151 @@ def _cards(tc: TrackedCard) -> list[Card]:
     return [tc.card] if tc.card is not None else []
 
 
-def seat_card(mon: DealingMonitor, tc: TrackedCard, seat: int, f: Fused) -> list[Alert]:
+def seat_card(ctx: CheckContext, tc: TrackedCard, seat: int, f: Fused) -> list[Alert]:
     """A card arrived on ``seat``."""
-    run = mon.run
+    run = ctx.run
     assert run is not None
     if f.from_zone not in (None, SHUFFLER):
         return []  # a card slid across the felt is not a card dealt
     deal = run.deal
     name = tc.label()
     if seat not in deal.counts:
-        why = "is empty" if seat not in mon.table.stacks else "is not dealt in this hand"
-        return misdeal(mon, "MISDEAL_EMPTY_SEAT", f.t, seat=seat, cards=_cards(tc),
+        why = "is empty" if seat not in ctx.table.stacks else "is not dealt in this hand"
+        return misdeal(ctx, "MISDEAL_EMPTY_SEAT", f.t, seat=seat, cards=_cards(tc),
                        message=f"A card was dealt to seat {seat}, which {why}")
-    if len(hand_cards(mon, seat_zone(seat))) <= deal.counts[seat]:
+    if len(hand_cards(ctx, seat_zone(seat))) <= deal.counts[seat]:
         return []  # a card of this seat back in place (a player's peek, a lost track)
     verdict = deal.judge(seat) if not run.deal_over else Placement.OK
     if seat in run.replacement_due and (run.deal_over or verdict is not Placement.OK):
         del run.replacement_due[seat]  # the exposed card's replacement [000] [003]
         position = deal.record(seat, tc.pid)
         if tc.face is Face.UP and not run.deal_over:
-            return _face_up_at_deal(mon, tc, seat, position, f.t)
+            return _face_up_at_deal(ctx, tc, seat, position, f.t)
         return []
     if run.deal_over:
-        return misdeal(mon, "MISDEAL_WRONG_CARD_COUNT", f.t, seat=seat, cards=_cards(tc),
+        return misdeal(ctx, "MISDEAL_WRONG_CARD_COUNT", f.t, seat=seat, cards=_cards(tc),
                        message=f"Seat {seat} was given a third card ({name}) during the hand")
     if verdict is Placement.WRONG_FIRST_SEAT:
-        return misdeal(mon, verdict.value, f.t, seat=seat, cards=_cards(tc),
+        return misdeal(ctx, verdict.value, f.t, seat=seat, cards=_cards(tc),
                        message=f"The first card of the deal went to seat {seat}; it belongs "
                                f"to seat {deal.order[0]}")
     if verdict is Placement.OUT_OF_ORDER:
         nxt = " or ".join(f"seat {s}" for s in deal.expected())
-        return misdeal(mon, verdict.value, f.t, seat=seat, cards=_cards(tc),
+        return misdeal(ctx, verdict.value, f.t, seat=seat, cards=_cards(tc),
                        message=f"A card went to seat {seat} out of order; {nxt} was next")
     if verdict is Placement.EXTRA:
-        return _extra_card(mon, tc, seat, f.t)
+        return _extra_card(ctx, tc, seat, f.t)
     position = deal.record(seat, tc.pid)
     if tc.face is Face.UP:
-        return _face_up_at_deal(mon, tc, seat, position, f.t)
+        return _face_up_at_deal(ctx, tc, seat, position, f.t)
     return []
 
 
-def dealt_face_up(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float) -> list[Alert]:
+def dealt_face_up(ctx: CheckContext, tc: TrackedCard, seat: int, t: float) -> list[Alert]:
     """The camera saw a hole card land face up after the reader had reported it."""
-    run = mon.run
+    run = ctx.run
     if run is None or run.deal_over:
         return []
     position = run.deal.position(tc.pid)
     if position is None:
         return []
-    return _face_up_at_deal(mon, tc, seat, position, t)
+    return _face_up_at_deal(ctx, tc, seat, position, t)
 
 
-def _face_up_at_deal(mon: DealingMonitor, tc: TrackedCard, seat: int, position: int,
+def _face_up_at_deal(ctx: CheckContext, tc: TrackedCard, seat: int, position: int,
                      t: float) -> list[Alert]:
-    run = mon.run
+    run = ctx.run
     assert run is not None
     if tc.pid in run.exposed:
         return []
     run.exposed.append(tc.pid)
     name = tc.label()
     if position < 2:
-        return misdeal(mon, "MISDEAL_EXPOSED_FIRST_CARDS", t, seat=seat, cards=_cards(tc),
+        return misdeal(ctx, "MISDEAL_EXPOSED_FIRST_CARDS", t, seat=seat, cards=_cards(tc),
                        message=f"The {_ORDINAL[position]} card of the deal, {name}, landed face "
                                f"up on seat {seat}")
     if len(run.exposed) >= 2:
         shown = [c.card for p in run.exposed
-                 if (c := mon.fusion.picture.get(p)) is not None and c.card is not None]
-        return misdeal(mon, "MISDEAL_MULTIPLE_EXPOSED", t, seat=seat, cards=shown,
+                 if (c := ctx.picture.get(p)) is not None and c.card is not None]
+        return misdeal(ctx, "MISDEAL_MULTIPLE_EXPOSED", t, seat=seat, cards=shown,
                        message=f"A second card exposed during the deal: {name} on seat {seat}")
     run.replacement_due[seat] = tc.pid
     pid = tc.pid
-    alert = make(mon, "EXPOSED_CARD_REPLACE", t, seat=seat, cards=_cards(tc),
+    alert = make(ctx, "EXPOSED_CARD_REPLACE", t, seat=seat, cards=_cards(tc),
                  message=f"{name} was dealt face up to seat {seat}",
                  remedy=f"Finish the deal, then put {name} from seat {seat} on the burn pile "
                         f"and give seat {seat} the top card of the deck; {name} is the "
                         "flop's burn card")
 
     def verify() -> str | None:
-        return _moved_to_burn(mon, pid, name, seat)
+        return _moved_to_burn(ctx, pid, name, seat)
 
-    def apply(_t: float) -> list[Alert]:
+    def apply(_t: float) -> None:
         run.replacement_due.pop(seat, None)
-        return []
 
-    mon.book.open(alert, verify=verify, apply=apply)
+    ctx.book.open(alert, verify=verify, apply=apply)
     return [alert]
 
 
-def _moved_to_burn(mon: DealingMonitor, pid: int, name: str, seat: int) -> str | None:
+def _moved_to_burn(ctx: CheckContext, pid: int, name: str, seat: int) -> str | None:
     """Remedy check for a card that must go from ``seat`` to the burn pile, leaving the seat
     with two cards: None when done, else what is still wrong."""
-    if present(mon, pid, seat_zone(seat)):
+    if present(ctx, pid, seat_zone(seat)):
         return f"{name} is still on seat {seat}"
-    moved = mon.fusion.picture.get(pid)
+    moved = ctx.picture.get(pid)
     if moved is not None and moved.gone_since is None and moved.zone != BURN:
         return f"{name} is in {moved.zone}, not on the burn pile"
-    return _two_cards(mon, seat)
+    return _two_cards(ctx, seat)
 
 
-def _two_cards(mon: DealingMonitor, seat: int) -> str | None:
-    n = len(hand_cards(mon, seat_zone(seat), settled=True))
+def _two_cards(ctx: CheckContext, seat: int) -> str | None:
+    n = len(hand_cards(ctx, seat_zone(seat), settled=True))
     return None if n == CARDS_EACH else f"seat {seat} holds {n} card(s), not {CARDS_EACH}"
 
 
-def _extra_card(mon: DealingMonitor, tc: TrackedCard, seat: int, t: float) -> list[Alert]:
-    run = mon.run
+def _extra_card(ctx: CheckContext, tc: TrackedCard, seat: int, t: float) -> list[Alert]:
+    run = ctx.run
     assert run is not None
     run.extra_cards.append(tc.pid)
     name = tc.label()
     if len(run.extra_cards) >= 2:
-        return misdeal(mon, "MISDEAL_WRONG_CARD_COUNT", t, seat=seat, cards=_cards(tc),
+        return misdeal(ctx, "MISDEAL_WRONG_CARD_COUNT", t, seat=seat, cards=_cards(tc),
                        message=f"Two extra cards dealt (the second, {name}, to seat {seat})")
     pid = tc.pid
-    alert = make(mon, "EXTRA_CARD_BURN", t, seat=seat, cards=_cards(tc),
+    alert = make(ctx, "EXTRA_CARD_BURN", t, seat=seat, cards=_cards(tc),
                  message=f"Every seat had two cards; {name} on seat {seat} is one too many",
                  remedy=f"Put {name} from seat {seat} on the burn pile: it is the flop's "
                         "burn card")
 
-    mon.book.open(alert, verify=lambda: _moved_to_burn(mon, pid, name, seat))
+    ctx.book.open(alert, verify=lambda: _moved_to_burn(ctx, pid, name, seat))
     return [alert]
 
 
-def card_left_seat(mon: DealingMonitor, tc: TrackedCard, seat: int) -> None:
+def card_left_seat(ctx: CheckContext, tc: TrackedCard, seat: int) -> None:
     """A hole card left its seat. An exposed card taken off as the remedy leaves the seat
     owed a card; any other card that leaves (a player lifts it) still counts as dealt, and
     coming back it is no new card."""
-    run = mon.run
+    run = ctx.run
     if run is not None and tc.pid in run.exposed:
         run.deal.forget(tc.pid)
 
 
-def deal_end(mon: DealingMonitor, t: float) -> list[Alert]:
+def deal_end(ctx: CheckContext, t: float) -> list[Alert]:
     """The first betting action ends the deal: every seat dealt in holds two cards
     (MISDEAL_WRONG_CARD_COUNT, [002 #31] [000] [003]). Known hole cards go to the engine."""
-    run = mon.run
+    run = ctx.run
     assert run is not None
     run.deal_over = True
-    pending = {a.seat for a in mon.book.alerts
+    pending = {a.seat for a in ctx.book.alerts
                if a.code in ("EXPOSED_CARD_REPLACE", "EXTRA_CARD_BURN", "JOKER")}
     for seat in run.deal.order:
-        cards = hand_cards(mon, seat_zone(seat))
+        cards = hand_cards(ctx, seat_zone(seat))
         if len(cards) != CARDS_EACH and seat not in pending:
-            return misdeal(mon, "MISDEAL_WRONG_CARD_COUNT", t, seat=seat, cards=[],
+            return misdeal(ctx, "MISDEAL_WRONG_CARD_COUNT", t, seat=seat, cards=[],
                            message=f"Seat {seat} holds {len(cards)} card(s) when the betting "
                                    "starts")
     for seat in run.deal.order:
-        hole = known(hand_cards(mon, seat_zone(seat)))
+        hole = known(hand_cards(ctx, seat_zone(seat)))
         if len(hole) == CARDS_EACH:
             with contextlib.suppress(EngineError):  # given again at the showdown
                 run.hand.deal_hole(seat, hole)

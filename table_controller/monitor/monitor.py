@@ -1,4 +1,5 @@
-"""The dealing monitor façade: observations, console actions and floor decisions in, alerts out.
+"""The dealing monitor façade: observations, console actions and floor decisions in; what
+happened out (a :class:`~table_controller.monitor.output.MonitorOutput` per call).
 
 Pure: no I/O, no clock (every input carries its monotonic time), randomness only through the
 injectable ``burn_chooser`` (TDA four-card flop, [002 #33]). See docs/monitor.md for the state
@@ -8,13 +9,15 @@ machine, every check with its rule, and the fusion of the two sensors.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from table_controller.engine import Action, ActionKind, EngineError, Hand, Street, Table
 from table_controller.monitor import checks
 from table_controller.monitor.alerting import make, seat_text
+from table_controller.monitor.context import BurnChooser, CheckContext
 from table_controller.monitor.fusion import Change, Fused, SensorFusion
 from table_controller.monitor.hand_run import HandRun
+from table_controller.monitor.output import NOTHING, MonitorOutput, raised
 from table_controller.monitor.records import (
     BETTING_KINDS,
     ConsoleAction,
@@ -23,6 +26,7 @@ from table_controller.monitor.records import (
     MonitorError,
 )
 from table_controller.monitor.remedies import RemedyBook
+from table_controller.monitor.streets import commit_street
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.cards import Card
 from table_controller.vocabulary.observations import (
@@ -34,7 +38,7 @@ from table_controller.vocabulary.observations import (
 )
 from table_controller.vocabulary.zones import ZoneError, check_zone
 
-BurnChooser = Callable[[Sequence[Card]], Card]
+__all__ = ["BurnChooser", "DealingMonitor", "secure_burn_choice"]
 
 _KINDS = {
     "fold": ActionKind.FOLD, "check": ActionKind.CHECK, "call": ActionKind.CALL,
@@ -53,40 +57,54 @@ def secure_burn_choice(cards: Sequence[Card]) -> Card:
 class DealingMonitor:
     """Follows the dealing procedure at one table and drives its rules engine.
 
-    ``table``: the engine's :class:`Table` with seats, stacks and button set. Every method
-    returns the alerts raised (possibly none); bad input raises :class:`MonitorError` and
-    leaves the state as it was.
+    ``table``: the engine's :class:`Table` with seats, stacks and button set. Every input method
+    returns a :class:`~table_controller.monitor.output.MonitorOutput` (the alerts raised, the
+    hand started or ended); bad input raises :class:`MonitorError` and leaves the state as it
+    was. The state the checks work on is :attr:`ctx` (:class:`CheckContext`).
     """
 
     def __init__(self, table: Table, *, config: MonitorConfig | None = None,
                  burn_chooser: BurnChooser | None = None) -> None:
-        self.table = table
-        self.config = config or MonitorConfig()
-        self.choose_burn: BurnChooser = burn_chooser or secure_burn_choice
-        self.fusion = SensorFusion(sensors=self.config.sensors,
-                                   settle_time=self.config.settle_time)
-        self.book = RemedyBook()
-        self.events: list[HandEnd] = []
-        self.run: HandRun | None = None
-        self.last_number = 0
+        config = config or MonitorConfig()
+        self.ctx = CheckContext(
+            table=table, config=config,
+            fusion=SensorFusion(sensors=config.sensors, settle_time=config.settle_time),
+            book=RemedyBook(), choose_burn=burn_chooser or secure_burn_choice)
+        self.events: list[HandEnd] = []  # one record per hand that ended, in order
         self._online = {Source.RFID: True, Source.CAMERA: True}
-        self.no_hand_seen: set[tuple[str, int]] = set()  # (code, pid) reported between hands
 
     # ------------------------------------------------------------------ queries
     @property
+    def table(self) -> Table:
+        return self.ctx.table
+
+    @property
+    def config(self) -> MonitorConfig:
+        return self.ctx.config
+
+    @property
+    def fusion(self) -> SensorFusion:
+        """The sensor fusion; its ``picture`` is where every card lies."""
+        return self.ctx.fusion
+
+    @property
+    def book(self) -> RemedyBook:
+        return self.ctx.book
+
+    @property
+    def run(self) -> HandRun | None:
+        """The hand in progress as the monitor follows it, None between hands."""
+        return self.ctx.run
+
+    @property
     def hand(self) -> Hand | None:
         """The engine's hand in progress, None between hands."""
-        return self.run.hand if self.run is not None else None
+        return self.ctx.run.hand if self.ctx.run is not None else None
 
     @property
     def hand_number(self) -> int:
         """The number of the hand in progress, or of the last one (0 before the first)."""
-        return self.last_number
-
-    @property
-    def hand_ends(self) -> list[HandEnd]:
-        """The same records as :attr:`events`: one per hand that ended, in order."""
-        return self.events
+        return self.ctx.last_number
 
     @property
     def open_alerts(self) -> tuple[Alert, ...]:
@@ -96,14 +114,20 @@ class DealingMonitor:
     @property
     def halted(self) -> str | None:
         """The stop alert that froze the hand until it is resolved, if any."""
-        return self.run.halted if self.run is not None else None
+        return self.ctx.run.halted if self.ctx.run is not None else None
 
     def deal_order(self) -> tuple[int, ...]:
         """Seats dealt in for the hand in progress, first card first (empty between hands)."""
-        return tuple(self.run.hand.deal_order) if self.run is not None else ()
+        run = self.ctx.run
+        return tuple(run.hand.deal_order) if run is not None else ()
+
+    def secret_cards(self) -> frozenset[Card]:
+        """The hole cards of this hand that nobody at the table has seen (alerts.md: only the
+        floor's channel names them). Read off the card picture (:mod:`.hole_cards`)."""
+        return self.ctx.holes.secret
 
     # ------------------------------------------------------------------- inputs
-    def observe(self, obs: Observation) -> list[Alert]:
+    def observe(self, obs: Observation) -> MonitorOutput:
         """A sensor observation: a card, the green button, a sensor's status."""
         if isinstance(obs, CardObservation):
             try:
@@ -111,45 +135,46 @@ class DealingMonitor:
             except ZoneError as exc:
                 raise MonitorError(f"observation from {obs.source.value}: {exc}") from None
             out = self.tick(obs.t)
-            return out + self._apply(self.fusion.observe(obs))
+            return out + raised(self._apply(self.fusion.observe(obs)))
         if isinstance(obs, ButtonPressed):
             return self.tick(obs.t) + self._green_button(obs.t)
         if isinstance(obs, SensorStatus):
-            return self.tick(obs.t) + self._sensor_status(obs)
+            return self.tick(obs.t) + raised(self._sensor_status(obs))
         raise MonitorError(f"not an observation: {obs!r}")
 
-    def tick(self, now: float) -> list[Alert]:
+    def tick(self, now: float) -> MonitorOutput:
         """Time passes: removals and sensor disagreements older than the settle time count."""
         out = self._apply(self.fusion.tick(now))
-        if self.run is not None and self.run.halted is None:
-            out += checks.camera_duplicates(self, now)
-        return out
+        run = self.ctx.run
+        if run is not None and run.halted is None:
+            out += checks.camera_duplicates(self.ctx, now)
+        return raised(out)
 
-    def console(self, action: ConsoleAction) -> list[Alert]:
+    def console(self, action: ConsoleAction) -> MonitorOutput:
         """An action as the dealer console records it (betting, time expired, button report)."""
-        run = self.run
+        ctx, run = self.ctx, self.ctx.run
         if action.kind == "button":
-            return checks.button_report(self, action)
+            return raised(checks.button_report(ctx, action))
         if run is None:
             raise MonitorError(f"console {action.kind} by seat {action.seat}: no hand is running")
         if run.halted is not None:
-            return []  # the hand is frozen by a stop alert until the floor resolves it
+            return NOTHING  # the hand is frozen by a stop alert until the floor resolves it
         hand = run.hand
         if action.kind == "time_expired":
             try:
                 hand.time_expired(action.seat)
             except EngineError as exc:
                 raise MonitorError(f"time expired for seat {action.seat}: {exc}") from None
-            expired = make(self, "TIME_EXPIRED", action.t, seat=action.seat,
-                                  message=f"Seat {action.seat}: the clock ran out",
-                                  remedy=f"Seat {action.seat}'s hand is dead")
-            return [expired, *self._after_action(action.t)]
+            expired = make(ctx, "TIME_EXPIRED", action.t, seat=action.seat,
+                           message=f"Seat {action.seat}: the clock ran out",
+                           remedy=f"Seat {action.seat}'s hand is dead")
+            return raised([expired]) + self._after_action(action.t)
         assert action.kind in BETTING_KINDS
         out: list[Alert] = []
         if not run.deal_over:
-            out += checks.deal_end(self, action.t)
+            out += checks.deal_end(ctx, action.t)
             if run.halted is not None:
-                return out
+                return raised(out)
         self.commit_street()
         act = Action(seat=action.seat, kind=_KINDS[action.kind], amount=action.amount)
         in_turn = hand.to_act == action.seat
@@ -160,22 +185,29 @@ class DealingMonitor:
         run.deal_over = True
         if not in_turn:
             out.append(make(
-                self, "ACTION_OUT_OF_TURN", action.t, seat=action.seat,
+                ctx, "ACTION_OUT_OF_TURN", action.t, seat=action.seat,
                 message=f"Seat {action.seat} acted out of turn ({action.kind}); "
                         f"seat {seat_text(hand.to_act)} was to act",
                 remedy="The action is binding unless the action to seat "
                        f"{action.seat} changes before his turn ([002 #35])"))
             self.book.open(out[-1])
-        return out + self._after_action(action.t)
+        return raised(out) + self._after_action(action.t)
 
-    def resolve(self, code: str, t: float) -> list[Alert]:
+    def resolve(self, code: str, t: float) -> MonitorOutput:
         """The floor says the remedy of the last open alert with ``code`` was carried out.
-        The monitor checks the table; if the picture disagrees it states the remedy again."""
+        The monitor checks the table; if the picture disagrees it states the remedy again. A
+        misdeal or fouled deck carried out voids the hand (rules.md §5)."""
         if self.book.latest(code) is None:
             raise MonitorError(f"resolve {code}: no open {code} alert")
         out = self.tick(t)
-        done = self.book.resolve(code, t)
-        return out + (done or [])
+        resolution = self.book.resolve(code, t)
+        if resolution is None:
+            return out
+        if not resolution.done:
+            return out + raised([resolution.alert])
+        if resolution.voids_hand:
+            return out + self.void(code, t)
+        return out
 
     def showdown_order(self) -> list[int]:
         """Who shows first (rules.md §4, TDA 2024 17 [002 #12]); the players turning their
@@ -185,7 +217,7 @@ class DealingMonitor:
         run.showdown_called = True
         return list(run.hand.showdown_order())
 
-    def showdown(self, t: float) -> list[Alert]:
+    def showdown(self, t: float) -> MonitorOutput:
         """Award the pots with the hole cards the sensors see (cards speak, [002 #10])."""
         run = self._live("showdown")
         if run.halted is not None:
@@ -195,50 +227,69 @@ class DealingMonitor:
             return out  # the table just showed a stop condition: no pots are awarded
         self.commit_street()
         run.showdown_called = True
-        holes, mucked = checks.visible_hole_cards(self)
+        holes, mucked = checks.visible_hole_cards(self.ctx)
         try:
             run.hand.showdown(holes, mucked=mucked)
         except EngineError as exc:
             raise MonitorError(f"showdown: {exc}") from None
         return out + self._finish(t)
 
+    def void(self, cause: str, t: float) -> MonitorOutput:
+        """Misdeal or fouled deck: every chip returned, the button stays (rules.md §5)."""
+        run = self._live("void")
+        try:
+            run.hand.void(cause)
+        except EngineError as exc:
+            raise MonitorError(f"void: {exc}") from None
+        self.table.finish_hand(run.hand)
+        return MonitorOutput(hand_ended=self._record_end(run, voided=True, cause=cause, t=t))
+
+    def commit_street(self, *, strict: bool = True) -> bool:
+        """Hand the street on the board to the engine once its betting may start
+        (:func:`~table_controller.monitor.streets.commit_street`)."""
+        return commit_street(self.ctx, strict=strict)
+
     # ----------------------------------------------------------------- internals
     def _live(self, what: str) -> HandRun:
-        if self.run is None:
+        if self.ctx.run is None:
             raise MonitorError(f"{what}: no hand is running")
-        return self.run
+        return self.ctx.run
 
     def _apply(self, changes: list[Fused]) -> list[Alert]:
+        ctx = self.ctx
         out: list[Alert] = []
         for f in changes:
+            ctx.holes.note(f.card, f.zone)
             if f.change is Change.ENTERED:
-                out += checks.entered(self, f)
+                out += checks.entered(ctx, f)
             elif f.change is Change.LEFT:
-                checks.left(self, f)
+                checks.left(ctx, f)
             elif f.change is Change.FACE:
-                out += checks.face(self, f)
+                out += checks.face(ctx, f)
             elif f.change is Change.IDENTITY:
-                out += checks.identity(self, f)
+                out += checks.identity(ctx, f)
             else:
-                out += checks.conflict(self, f)
+                out += checks.conflict(ctx, f)
         return out
 
-    def _green_button(self, t: float) -> list[Alert]:
+    def _green_button(self, t: float) -> MonitorOutput:
         """The shuffler's green button starts a hand (rules.md §2, TDA 2024 23 [002 #19])."""
-        if self.run is not None:
-            alert = make(self, "GREEN_BUTTON_DURING_HAND", t,
-                                message=f"Green button pressed during hand {self.last_number}",
-                                remedy=f"Ignored: hand {self.last_number} goes on")
+        ctx = self.ctx
+        if ctx.run is not None:
+            alert = make(ctx, "GREEN_BUTTON_DURING_HAND", t,
+                         message=f"Green button pressed during hand {ctx.last_number}",
+                         remedy=f"Ignored: hand {ctx.last_number} goes on")
             self.book.open(alert)
-            return [alert]
+            return raised([alert])
         self.book.close_hand()
         try:
             hand = self.table.start_hand()
         except EngineError as exc:
             raise MonitorError(f"green button: the table cannot start a hand: {exc}") from None
-        self.run = HandRun.start(hand)
-        self.last_number = hand.number
-        return checks.deck_check(self, t)
+        ctx.run = HandRun.start(hand)
+        ctx.last_number = hand.number
+        ctx.holes.new_hand()
+        return MonitorOutput(alerts=tuple(checks.deck_check(ctx, t)), hand_started=hand)
 
     def _sensor_status(self, obs: SensorStatus) -> list[Alert]:
         if self._online[obs.source] == obs.online:
@@ -248,64 +299,31 @@ class DealingMonitor:
         name = "RFID reader" if obs.source is Source.RFID else "camera"
         detail = f": {obs.detail}" if obs.detail else ""
         if obs.online:
-            return [*out, make(self, "SENSOR_RECOVERED", obs.t,
-                                      message=f"The {name} answers again{detail}")]
+            return [*out, make(self.ctx, "SENSOR_RECOVERED", obs.t,
+                               message=f"The {name} answers again{detail}")]
         return [*out, make(
-            self, "SENSOR_OFFLINE", obs.t, message=f"The {name} stopped answering{detail}",
+            self.ctx, "SENSOR_OFFLINE", obs.t, message=f"The {name} stopped answering{detail}",
             remedy=f"Check the {name}; the controller keeps the hand state")]
 
-    def commit_street(self, *, strict: bool = True) -> bool:
-        """Hand the street on the board to the engine once its betting may start (a complete
-        street, the betting before it complete). Returns whether it was handed over. An engine
-        refusal is a :class:`MonitorError` when ``strict``; otherwise the street waits."""
-        run = self.run
-        if run is None or run.halted is not None:
-            return False
-        b = run.board
-        if not b.full or not run.hand.betting_complete:
-            return False
-        cards = [self.fusion.picture.get(pid) for pid in b.street]
-        known = [tc.card for tc in cards if tc is not None and tc.card is not None]
-        if len(known) != len(b.street):
-            return False  # identities not known yet: the engine cannot take the street
-        try:
-            run.hand.deal_board(known)
-        except EngineError as exc:
-            if not strict:
-                return False
-            raise MonitorError(f"the {b.name} {' '.join(map(str, known))}: {exc}") from None
-        run.committed.update(b.street)
-        b.commit()
-        return True
-
-    def _after_action(self, t: float) -> list[Alert]:
-        run = self.run
+    def _after_action(self, t: float) -> MonitorOutput:
+        run = self.ctx.run
         if run is not None and run.hand.street is Street.COMPLETE:
             return self._finish(t)
-        return []
+        return NOTHING
 
-    def _finish(self, t: float) -> list[Alert]:
+    def _finish(self, t: float) -> MonitorOutput:
         """A hand played out (all folded but one, or showdown): the engine commits stacks and
         moves the button (rules.md §2)."""
         run = self._live("finish")
         self.table.finish_hand(run.hand)
-        self._record_end(run, voided=False, cause=None, t=t)
-        return []
+        return MonitorOutput(hand_ended=self._record_end(run, voided=False, cause=None, t=t))
 
-    def void(self, cause: str, t: float) -> list[Alert]:
-        """Misdeal or fouled deck: every chip returned, the button stays (rules.md §5)."""
-        run = self._live("void")
-        try:
-            run.hand.void(cause)
-        except EngineError as exc:
-            raise MonitorError(f"void: {exc}") from None
-        self.table.finish_hand(run.hand)
-        self._record_end(run, voided=True, cause=cause, t=t)
-        return []
-
-    def _record_end(self, run: HandRun, *, voided: bool, cause: str | None, t: float) -> None:
-        self.events.append(HandEnd(number=run.hand.number, voided=voided, cause=cause,
-                                   stacks=dict(self.table.stacks), t=t,
-                                   result=run.hand.result))
+    def _record_end(self, run: HandRun, *, voided: bool, cause: str | None, t: float
+                    ) -> HandEnd:
+        end = HandEnd(number=run.hand.number, voided=voided, cause=cause,
+                      stacks=dict(self.table.stacks), t=t, result=run.hand.result,
+                      hand=run.hand)
+        self.events.append(end)
         self.book.close_hand()
-        self.run = None
+        self.ctx.run = None
+        return end

@@ -7,7 +7,10 @@ field, so a broken config or a malformed console record never reaches the state 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from table_controller.engine import Hand
 
 RulesProfile = Literal["tda", "house"]
 SENSOR_NAMES: frozenset[str] = frozenset({"rfid", "camera"})
@@ -96,7 +99,8 @@ class HandEnd:
 
     ``number``: the hand number (every green button starts a new number, scenario.md).
     ``voided``: every chip was returned; ``cause``: the alert code that voided it, if any.
-    ``stacks``: seat -> chips after the hand. ``result``: the engine's HandResult.
+    ``stacks``: seat -> chips after the hand. ``result``: the engine's HandResult. ``hand``:
+    the engine's hand itself (its log is what a hand history is exported from).
     """
 
     number: int
@@ -105,3 +109,4 @@ class HandEnd:
     stacks: dict[int, int]
     t: float
     result: Any = field(default=None, compare=False)
+    hand: Hand | None = field(default=None, compare=False, repr=False)

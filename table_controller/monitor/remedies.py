@@ -3,7 +3,9 @@
 Every alert that asks the dealer or the floor for something (severity stop, fix, warn) stays
 open until the floor resolves it (``DealingMonitor.resolve``) or its hand ends. On resolve the
 monitor looks at the table picture: when the stated remedy is not what the sensors see, it
-says so again (the same code, with what is still wrong) and the alert stays open.
+says so again (the same code, with what is still wrong) and the alert stays open. A stop alert
+that voids the hand (a misdeal, a fouled deck) says so with ``voids_hand``: the monitor voids
+the hand once its remedy is carried out.
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ from table_controller.vocabulary.alerts import Alert, Severity
 
 Verify = Callable[[], str | None]
 """Returns None when the remedy is carried out, else what is still wrong."""
-Apply = Callable[[float], list[Alert]]
-"""What follows a carried-out remedy (void the hand, let the deal go on...)."""
+Apply = Callable[[float], None]
+"""What follows a carried-out remedy in the hand's state (the street dealt again, the deal
+going on...)."""
 
 
 def _nothing_to_check() -> str | None:
     return None
 
 
-def _nothing_follows(_t: float) -> list[Alert]:
-    return []
+def _nothing_follows(_t: float) -> None:
+    return None
 
 
 @dataclass(slots=True)
@@ -32,6 +35,18 @@ class OpenAlert:
     alert: Alert
     verify: Verify = _nothing_to_check
     apply: Apply = _nothing_follows
+    voids_hand: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The answer to a resolve. ``done``: the remedy is carried out and the alert closed (its
+    ``apply`` has run); else ``alert`` is the alert stated again with what is still wrong.
+    ``voids_hand``: closing it voids the hand."""
+
+    alert: Alert
+    done: bool
+    voids_hand: bool = False
 
 
 @dataclass(slots=True)
@@ -39,10 +54,10 @@ class RemedyBook:
     entries: list[OpenAlert] = field(default_factory=list)
 
     def open(self, alert: Alert, verify: Verify = _nothing_to_check,
-             apply: Apply = _nothing_follows) -> None:
+             apply: Apply = _nothing_follows, *, voids_hand: bool = False) -> None:
         if alert.severity in (Severity.INFO, Severity.FAULT):
             return
-        self.entries.append(OpenAlert(alert, verify, apply))
+        self.entries.append(OpenAlert(alert, verify, apply, voids_hand))
 
     def latest(self, code: str) -> OpenAlert | None:
         return next((e for e in reversed(self.entries) if e.alert.code == code), None)
@@ -57,7 +72,7 @@ class RemedyBook:
         if entry is not None:
             entry.alert = alert
 
-    def resolve(self, code: str, t: float) -> list[Alert] | None:
+    def resolve(self, code: str, t: float) -> Resolution | None:
         """Check and close the last open alert with ``code``. None: no such alert is open."""
         entry = self.latest(code)
         if entry is None:
@@ -67,9 +82,10 @@ class RemedyBook:
             again = replace(entry.alert, t=t, message=f"Remedy not carried out: {problem}",
                             remedy=entry.alert.remedy)
             entry.alert = again
-            return [again]
+            return Resolution(again, done=False)
         self.entries.remove(entry)
-        return entry.apply(t)
+        entry.apply(t)
+        return Resolution(entry.alert, done=True, voids_hand=entry.voids_hand)
 
     def close_hand(self) -> None:
         self.entries.clear()

@@ -1,9 +1,13 @@
 """Read and write PHH text (phh-std): TOML fields and the action notation.
 
-Reading is strict, because a hand history is evidence: every field is checked for its type and
-length, every action for its grammar, every card for its notation, and the first problem raises
-:class:`PhhError` naming the field or the action (``field 'antes': ...``, ``action 7 'p3 cc':
-...``). Only the Texas hold'em variants our engine plays are read (``NT``, ``PT``, ``FT``). Chip
+Reading is strict where the hand is concerned, because a hand history is evidence: every field
+the replay needs is checked for its type and length, every action for its grammar, every card for
+its notation, and the first problem raises :class:`PhhError` naming the field or the action
+(``field 'antes': ...``, ``action 7 'p3 cc': ...``). A descriptive optional field the replay does
+not need (names, place, time, the file's own finishing stacks and winnings) whose value does not
+fit its phh-std type is kept as written in ``HandHistory.unread`` instead: it does not stop the
+hand (a finishing stack of ``10112.5``, half an odd chip, is the file's figure, not the table's).
+Only the Texas hold'em variants our engine plays are read (``NT``, ``PT``, ``FT``). Chip
 amounts must be whole numbers (an integral float such as ``2.0`` is accepted), since the table
 counts chips; files in fractional currency units are refused with that reason.
 
@@ -17,7 +21,7 @@ import datetime
 import math
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -36,7 +40,7 @@ from table_controller.phh.model import (
     PhhError,
     ShowOrMuck,
 )
-from table_controller.vocabulary.cards import RANKS, SUITS, CardError, parse_card
+from table_controller.vocabulary.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
 
 # Fields required for every variant, then per betting structure (phh-std "Required fields").
 _COMMON_REQUIRED = ("variant", "antes", "blinds_or_straddles", "starting_stacks", "actions")
@@ -123,6 +127,12 @@ def parse_action(text: str, *, player_count: int) -> PhhAction:
 
 @lru_cache(maxsize=8192)
 def _parse_action(text: str, player_count: int) -> PhhAction:
+    plain = _plain_action(text, player_count)
+    return plain if plain is not None else _general_action(text, player_count)
+
+
+def _general_action(text: str, player_count: int) -> PhhAction:
+    """Any action of the grammar (whitespace, commentary), or the error naming what is wrong."""
     body, hash_sign, comment = text.partition("#")
     commentary = comment.strip() if hash_sign else None
     words = body.split()
@@ -161,6 +171,61 @@ def _parse_action(text: str, player_count: int) -> PhhAction:
             raise PhhError(
                 "player actions are 'f', 'cc', 'cbr AMOUNT' and 'sm [CARDS]' in Texas hold'em"
             )
+
+
+def _plain_action(text: str, player_count: int) -> PhhAction | None:
+    """The usual actions, single-spaced and without commentary (``p3 f``, ``p2 cc``, ``p1 cbr
+    60``, ``d dh p1 AsKs``, ``d db Jc3d5c``), read with string operations; None for anything
+    else, which the general reader handles (so both give the same answer and the same
+    errors)."""
+    words = text.split(" ")
+    first = words[0]
+    if first == "d":
+        if len(words) == 3 and words[1] == "db":
+            board = _known_cards(words[2])
+            return None if board is None else DealBoard(board)
+        if len(words) == 4 and words[1] == "dh":
+            player = _plain_player(words[2], player_count)
+            hole = _known_cards(words[3])
+            if player is None or hole is None:
+                return None  # unknown cards ('????') and errors: the general reader
+            return DealHole(player, hole)
+        return None
+    player = _plain_player(first, player_count)
+    if player is None:
+        return None
+    if len(words) == 2:
+        if words[1] == "f":
+            return Fold(player)
+        if words[1] == "cc":
+            return CheckOrCall(player)
+    elif len(words) == 3 and words[1] == "cbr" and words[2].isdecimal() and words[2][0] != "0":
+        return BetOrRaiseTo(player, int(words[2]))
+    return None
+
+
+_CARD_OF: Mapping[str, Card] = {str(card): card for card in DECK}
+
+
+def _known_cards(text: str) -> tuple[Card, ...] | None:
+    """``"AsKs"`` -> its cards when every one is a known card, else None."""
+    if not text or len(text) % 2:
+        return None
+    cards = []
+    for i in range(0, len(text), 2):
+        card = _CARD_OF.get(text[i:i + 2])
+        if card is None:
+            return None
+        cards.append(card)
+    return tuple(cards)
+
+
+def _plain_player(token: str, player_count: int) -> int | None:
+    """``pN`` with 1 <= N <= player_count written plainly, else None."""
+    if len(token) < 2 or token[0] != "p" or not token[1:].isdecimal() or token[1] == "0":
+        return None
+    player = int(token[1:])
+    return player if player <= player_count else None
 
 
 def format_action(action: PhhAction) -> str:
@@ -207,13 +272,17 @@ def _chip(name: str, value: object, *, allow_zero: bool) -> int:
     return value
 
 
+_INT_ONLY = {int}
+_STR_ONLY = {str}
+
+
 def _chip_list(name: str, value: object, count: int | None, *, allow_zero: bool) -> tuple[int, ...]:
     if not isinstance(value, list):
         raise _fail(name, f"expected an array, got {value!r}")
     if count is not None and len(value) != count:
         raise _fail(name, f"has {len(value)} entries for {count} players")
-    low = 0 if allow_zero else 1
-    if all(type(v) is int and v >= low for v in value):  # the usual case, checked at once
+    # the usual case, checked at once: whole numbers (not booleans), none below the bound
+    if value and set(map(type, value)) == _INT_ONLY and min(value) >= (0 if allow_zero else 1):
         return tuple(value)
     return tuple(_chip(f"{name}[{i}]", v, allow_zero=allow_zero) for i, v in enumerate(value))
 
@@ -251,14 +320,15 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     raw_actions = raw["actions"]
     if not isinstance(raw_actions, list):
         raise _fail("actions", f"expected an array of strings, got {raw_actions!r}")
-    actions: list[PhhAction] = []
-    for number, text in enumerate(raw_actions, start=1):
-        if not isinstance(text, str):
-            raise PhhError(f"action {number}: expected a string, got {text!r}")
-        try:
-            actions.append(parse_action(text, player_count=count))
-        except (PhhError, CardError) as exc:
-            raise PhhError(f"action {number} {text!r}: {exc}") from None
+    known = _KNOWN_ACTIONS.get(count)
+    if known is None or len(known) > _KNOWN_ACTIONS_MAX:
+        known = _KNOWN_ACTIONS[count] = {}
+    get = known.get
+    try:  # each action read once per text, then remembered
+        actions = [a if (a := get(text)) is not None else _learn(known, text, count)
+                   for text in raw_actions]
+    except Exception:  # not a string, or not an action: read one by one, naming it
+        actions = _actions_one_by_one(raw_actions, count)
 
     kwargs: dict[str, Any] = {}
     for name in ("min_bet", "small_bet", "big_bet"):
@@ -268,17 +338,6 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         kwargs["ante_trimming_status"] = _typed(
             "ante_trimming_status", raw["ante_trimming_status"], bool, "true or false"
         )
-    for name in _STRING_FIELDS:
-        if name in raw:
-            kwargs[name] = _typed(name, raw[name], str, "a string")
-    for name in _INT_FIELDS:
-        if name in raw:
-            kwargs[name] = _typed(name, raw[name], int, "an integer")
-    for name in _INT_OR_STRING_FIELDS:
-        if name in raw:
-            kwargs[name] = _typed(name, raw[name], (int, str), "an integer or a string")
-    if "time" in raw:
-        kwargs["time"] = _typed("time", raw["time"], datetime.time, "a local time (12:30:00)")
     if "seats" in raw:
         seats = _typed("seats", raw["seats"], list, "an array of seat numbers")
         if len(seats) != count:
@@ -287,19 +346,19 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         if len(set(checked)) != count or min(checked) < 1:
             raise _fail("seats", f"seat numbers must be distinct and >= 1, got {list(checked)}")
         kwargs["seats"] = checked
-    if "players" in raw:
-        players = _typed("players", raw["players"], list, "an array of names")
-        if len(players) != count:
-            raise _fail("players", f"has {len(players)} entries for {count} players")
-        kwargs["players"] = tuple(
-            _typed(f"players[{i}]", p, str, "a name") for i, p in enumerate(players)
-        )
-    for name in _PER_PLAYER_CHIPS:
-        if name in raw:
-            kwargs[name] = _chip_list(name, raw[name], count, allow_zero=True)
+    unread: dict[str, Any] = {}
+    for name, value in raw.items():
+        read = _DESCRIPTIVE.get(name)
+        if read is None:
+            continue
+        try:
+            kwargs[name] = read(name, value, count)
+        except PhhError:
+            unread[name] = value  # not the type phh-std gives it: kept as written
 
-    known = {"variant", "antes", "blinds_or_straddles", "starting_stacks", "actions", *kwargs}
-    user_fields = {k: v for k, v in raw.items() if k not in known}
+    taken = {"variant", "antes", "blinds_or_straddles", "starting_stacks", "actions", *kwargs,
+             *unread}
+    user_fields = {k: v for k, v in raw.items() if k not in taken}
     return HandHistory(
         variant=variant,
         antes=antes,
@@ -307,64 +366,175 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         starting_stacks=stacks,
         actions=tuple(actions),
         user_fields=user_fields,
+        unread=unread,
         **kwargs,
     )
 
 
-# The plain subset of TOML that :func:`dumps` writes, read without tomllib (which is the
-# largest cost of reading a hand): bare keys, decimal integers, basic strings without escapes,
-# true/false, one-line arrays of those, and a multi-line array of strings, one per line. Any
-# other line (a comment, a float, a time, an escape, a table...) sends the whole text to
-# tomllib, so both readers always agree.
+# Parsed actions (immutable) by player count and text: hand histories repeat the same short
+# actions endlessly. Bounded: cleared when it grows past the limit.
+_KNOWN_ACTIONS: dict[int, dict[str, PhhAction]] = {}
+_KNOWN_ACTIONS_MAX = 100_000
+
+
+def _learn(known: dict[str, PhhAction], text: str, count: int) -> PhhAction:
+    action = known[text] = _parse_action(text, count)
+    return action
+
+
+def clear_caches() -> None:
+    """Forget the remembered parses of actions and cards (the benchmark times cold reads)."""
+    _KNOWN_ACTIONS.clear()
+    _parse_action.cache_clear()
+    _parse_cards.cache_clear()
+
+
+def _actions_one_by_one(raw_actions: list[Any], count: int) -> list[PhhAction]:
+    """The actions, read one at a time; the first bad one raises, named by its number."""
+    actions: list[PhhAction] = []
+    for number, text in enumerate(raw_actions, start=1):
+        if not isinstance(text, str):
+            raise PhhError(f"action {number}: expected a string, got {text!r}")
+        try:
+            actions.append(parse_action(text, player_count=count))
+        except (PhhError, CardError) as exc:
+            raise PhhError(f"action {number} {text!r}: {exc}") from None
+    return actions
+
+
+def _string(name: str, value: object, _count: int) -> Any:
+    return _typed(name, value, str, "a string")
+
+
+def _integer(name: str, value: object, _count: int) -> Any:
+    return _typed(name, value, int, "an integer")
+
+
+def _integer_or_string(name: str, value: object, _count: int) -> Any:
+    return _typed(name, value, (int, str), "an integer or a string")
+
+
+def _time(name: str, value: object, _count: int) -> Any:
+    return _typed(name, value, datetime.time, "a local time (12:30:00)")
+
+
+def _names(name: str, value: object, count: int) -> tuple[str, ...]:
+    players = _typed(name, value, list, "an array of names")
+    if len(players) != count:
+        raise _fail(name, f"has {len(players)} entries for {count} players")
+    if set(map(type, players)) == _STR_ONLY:
+        return tuple(players)
+    return tuple(_typed(f"{name}[{i}]", p, str, "a name") for i, p in enumerate(players))
+
+
+def _chips(name: str, value: object, count: int) -> tuple[int, ...]:
+    return _chip_list(name, value, count, allow_zero=True)
+
+
+# Optional fields the replay does not need (phh-std "Optional fields"): each is read into its
+# type; a value that does not fit (a finishing stack with half a chip, a name that is a number)
+# does not stop the file, it is kept as written in ``HandHistory.unread``. The fields the
+# replay needs (the required ones, ``min_bet``/``small_bet``/``big_bet``,
+# ``ante_trimming_status``, ``seats``) are read strictly.
+_DESCRIPTIVE: Mapping[str, Callable[[str, object, int], Any]] = {
+    **dict.fromkeys(_STRING_FIELDS, _string),
+    **dict.fromkeys(_INT_FIELDS, _integer),
+    **dict.fromkeys(_INT_OR_STRING_FIELDS, _integer_or_string),
+    "time": _time,
+    "players": _names,
+    **dict.fromkeys(_PER_PLAYER_CHIPS, _chips),
+}
+
+
+# The plain subset of TOML that :func:`dumps` and the usual PHH writers (pokerkit, the phh-std
+# datasets) write, read without tomllib (which was the largest cost of reading a hand): bare
+# keys, decimal integers and decimals (``10112.5``), basic strings without escapes, literal
+# strings (``'NT'``), true/false, one-line arrays of those, and a multi-line array of strings,
+# one per line. Any other line (a comment, an exponent, a time, an escape, a table...) sends the
+# whole text to tomllib, so both readers always agree.
 _KEY = r"[A-Za-z0-9_-]+"
 _INT = r"(?:0|-?[1-9][0-9]*)"
-_STR = r'"[^"\\\x00-\x1f\x7f]*"'
-_SCALAR = rf"(?:{_INT}|{_STR}|true|false)"
+_FLOAT = r"(?:-?(?:0|[1-9][0-9]*)\.[0-9]+)"
+_BASIC = r'"[^"\\\x00-\x1f\x7f]*"'
+_LITERAL = r"'[^'\x00-\x1f\x7f]*'"
+_STR = rf"(?:{_BASIC}|{_LITERAL})"
+_SCALAR = rf"(?:{_FLOAT}|{_INT}|{_STR}|true|false)"  # a decimal before the integer it starts with
 _SCALAR_RE = re.compile(_SCALAR)
-_LINE_RE = re.compile(rf"({_KEY}) = ({_SCALAR}|\[(?:{_SCALAR}(?:, {_SCALAR})*)?\]|\[)")
+_KEY_RE = re.compile(_KEY)
+_ARRAY_RE = re.compile(rf"\[(?:{_SCALAR}(?:, {_SCALAR})*)?\]")
+# Arrays of one kind, the usual case, split without a second pass of the regular expression
+# (strings cannot hold their own quote, so the separator is unambiguous).
+_INT_ARRAY_RE = re.compile(rf"\[{_INT}(?:, {_INT})*\]")
+_BASIC_ARRAY_RE = re.compile(rf"\[{_BASIC}(?:, {_BASIC})*\]")
+_LITERAL_ARRAY_RE = re.compile(rf"\[{_LITERAL}(?:, {_LITERAL})*\]")
 _ITEM_RE = re.compile(rf"  ({_STR}),")
 
 
+# The phh-std field names (all bare keys), checked without the regular expression.
+_BARE_KEYS = frozenset({*_COMMON_REQUIRED, "min_bet", "small_bet", "big_bet", "bring_in",
+                        "ante_trimming_status", "seats", "players", *_STRING_FIELDS, *_INT_FIELDS,
+                        *_INT_OR_STRING_FIELDS, *_PER_PLAYER_CHIPS, "time"})
+
+
 def _scalar(token: str) -> object:
-    if token[0] == '"':
+    first = token[0]
+    if first == '"' or first == "'":
         return token[1:-1]
     if token == "true":
         return True
     if token == "false":
         return False
+    if "." in token:
+        return float(token)
     return int(token)
 
 
+def _array(value: str) -> list[object] | None:
+    """A one-line array of the plain subset, or None."""
+    if _INT_ARRAY_RE.fullmatch(value):
+        return list(map(int, value[1:-1].split(", ")))
+    if _LITERAL_ARRAY_RE.fullmatch(value):
+        return list(value[2:-2].split("', '"))
+    if _BASIC_ARRAY_RE.fullmatch(value):
+        return list(value[2:-2].split('", "'))
+    if _ARRAY_RE.fullmatch(value):  # mixed, decimals, booleans, empty
+        return [_scalar(t) for t in _SCALAR_RE.findall(value[1:-1])]
+    return None
+
+
 def _plain_toml(text: str) -> dict[str, object] | None:
-    """``text`` parsed if it is in the plain subset :func:`dumps` writes, else None."""
+    """``text`` parsed if it is in the plain subset described above, else None."""
     out: dict[str, object] = {}
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     i = 0
-    while i < len(lines):
-        match = _LINE_RE.fullmatch(lines[i])
-        if match is None:
-            return None
-        key, value = match.groups()
-        if key in out:
+    count = len(lines)
+    while i < count:
+        key, sep, value = lines[i].partition(" = ")
+        if not sep or key in out or (key not in _BARE_KEYS and not _KEY_RE.fullmatch(key)):
             return None
         if value == "[":  # a multi-line array of strings, closed by "]" alone
             items: list[object] = []
             i += 1
-            while i < len(lines) and lines[i] != "]":
+            while i < count and lines[i] != "]":
                 item = _ITEM_RE.fullmatch(lines[i])
                 if item is None:
                     return None
                 items.append(item.group(1)[1:-1])
                 i += 1
-            if i == len(lines):
+            if i == count:
                 return None
             out[key] = items
-        elif value[0] == "[":
-            out[key] = [_scalar(t) for t in _SCALAR_RE.findall(value[1:-1])]
-        else:
+        elif value[:1] == "[":
+            array = _array(value)
+            if array is None:
+                return None
+            out[key] = array
+        elif _SCALAR_RE.fullmatch(value):
             out[key] = _scalar(value)
+        else:
+            return None
         i += 1
     return out
 
@@ -472,6 +642,8 @@ def dumps(history: HandHistory) -> str:
         value = getattr(history, name)
         if value is not None:
             lines.append(f"{name} = {toml_value(value)}")
+    for key, value in history.unread.items():
+        lines.append(f"{_toml_key(key)} = {toml_value(value)}")
     for key, value in history.user_fields.items():
         lines.append(f"{_toml_key(key)} = {toml_value(value)}")
     return "\n".join(lines) + "\n"

@@ -10,7 +10,9 @@ Mapping (phh-std; see docs/hand-histories.md):
 - ``starting_stacks`` are the stacks before antes and blinds, recovered from the final stacks and
   the chips each seat put in and took out;
 - ``antes``/``blinds_or_straddles``/``min_bet``/``small_bet``/``big_bet`` come from the game
-  configuration (the amounts due; a short stack posts what it has, as in PHH);
+  configuration (the amounts due; a short stack posts what it has, as in PHH); a big-blind or
+  button ante is one entry at the poster's place (reversed heads-up, like the blinds), with
+  ``ante_trimming_status = false`` (the single ante is dead in the main pot, rules.md §2);
 - every action in the log becomes one PHH action: ``f``, ``cc`` (check or call), ``cbr TO``;
   a time-expired dead hand (rules.md §3 [002 #24]) is written ``pN f # time expired``;
 - showdown ``sm`` actions come right after the last betting action when the board is run out
@@ -18,7 +20,8 @@ Mapping (phh-std; see docs/hand-histories.md):
   [000, 002 #11]), else after the river;
 - house rules PHH has no field for are written as user-defined fields: ``_odd_chip`` (always),
   ``_rake_percent``/``_rake_cap`` (when the game is raked), ``_chip_unit`` (when not 1),
-  ``_tournament``, ``_dead_small_blind`` (no small blind posted: its seat is empty).
+  ``_tournament``, ``_dead_small_blind`` (no small blind posted: its seat is empty),
+  ``_ante_order`` (with a single ante: ``blind_first`` or ``ante_first``, TDA 2024 RP-11).
 
 Hands PHH cannot express are refused with :class:`PhhError` naming the reason: a voided hand
 (misdeal, fouled deck: nothing was played, every chip went back), and posts PHH has no notation
@@ -100,7 +103,14 @@ def export_hand(hand: Hand, *, config: GameConfig, context: Context | None = Non
     index = {seat: i + 1 for i, seat in enumerate(order)}
     count = len(order)
 
-    antes = tuple(config.ante for _ in order)
+    if hand.ante_seat is None:
+        antes = tuple(config.ante for _ in order)
+    else:
+        # One ante for the table, by the big blind or the button (rules.md §2, TDA 2024
+        # RP-11): the amount due at the poster's place, reversed heads-up like the blinds.
+        single = [0] * count
+        single[index[hand.ante_seat] - 1] = config.ante
+        antes = _blinds_field(single)
     blinds = [0] * count
     put_in = dict.fromkeys(order, 0)
     took_out = dict.fromkeys(order, 0)
@@ -111,7 +121,8 @@ def export_hand(hand: Hand, *, config: GameConfig, context: Context | None = Non
         put_in[record.seat] += record.amount
         position = index[record.seat] - 1
         if record.kind is PostKind.ANTE:
-            short_ante = short_ante or record.amount < config.ante
+            # a short single ante stays untrimmed: it is dead in the main pot (rules.md §2)
+            short_ante = short_ante or (record.amount < config.ante and hand.ante_seat is None)
         elif record.kind is PostKind.STRADDLE:
             blinds[position] = 2 * config.big_blind  # a short stack posts what it has
         elif record.kind not in (PostKind.SMALL_BLIND, PostKind.BIG_BLIND):
@@ -192,6 +203,10 @@ def export_hand(hand: Hand, *, config: GameConfig, context: Context | None = Non
         user_fields["_chip_unit"] = config.chip_unit
     if config.tournament:
         user_fields["_tournament"] = True
+    if hand.ante_seat is not None:
+        # who pays first when the poster cannot cover his blind and the ante (TDA 2024 RP-11
+        # blind first; ante first is the house option and pokerkit's order)
+        user_fields["_ante_order"] = config.ante_order.value
     if hand.small_blind_seat is None and count > 2:
         # No small blind (its seat is empty, dead-button rule [002 #28]): p1 posts the big
         # blind. Said explicitly, because with a straddle [BB, 2 x BB, 0...] would otherwise
@@ -229,7 +244,8 @@ def export_hand(hand: Hand, *, config: GameConfig, context: Context | None = Non
 
 
 def _blinds_field(blinds: Sequence[int]) -> tuple[int, ...]:
-    """PHH writes heads-up blinds reversed: p1 (big blind) posts the second entry (phh-std)."""
+    """PHH writes heads-up blinds (and antes) reversed: p1 (big blind) posts the second entry
+    (phh-std)."""
     if len(blinds) == 2:
         return (blinds[1], blinds[0])
     return tuple(blinds)

@@ -115,6 +115,8 @@ class HandHistory:
     ``actions``, plus ``min_bet`` (NT, PT) or ``small_bet`` and ``big_bet`` (FT). Per-player lists
     are in player order (p1 first). The optional fields carry the table's context; any field whose
     name starts with ``_`` is a user-defined field (phh-std) and is kept in ``user_fields``.
+    ``unread``: descriptive optional fields whose value does not fit their phh-std type (such as
+    ``finishing_stacks`` with half a chip), kept as written; the replay does not use them.
     """
 
     variant: str
@@ -154,6 +156,7 @@ class HandHistory:
     time_limit: int | None = None
     time_banks: tuple[int, ...] | None = None
     user_fields: Mapping[str, Any] = field(default_factory=dict)
+    unread: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def player_count(self) -> int:

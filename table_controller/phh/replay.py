@@ -7,26 +7,37 @@ up the way the file describes raises :class:`PhhError` naming the action or fiel
 
 What the engine plays, and so what can be replayed (docs/hand-histories.md):
 
-- variants NT, PT, FT; uniform antes; blinds ``[SB, BB, 0, ...]`` with optionally a straddle of
-  2 x BB by ``p3`` (the player left of the big blind, rules.md §2 [000]), or ``[BB, 0, ...]``
-  for a hand with a dead small blind (tournament dead-button rule [002 #28]; with a straddle
-  the user field ``_dead_small_blind`` tells ``[BB, straddle, 0...]`` from a small and big blind);
+- variants NT, PT, FT; uniform antes, or one ante for the table posted by the big blind or
+  by the button (``antes`` with one entry, rules.md §2, TDA 2024 RP-11); blinds
+  ``[SB, BB, 0, ...]`` with optionally a straddle of 2 x BB by ``p3`` (the player left of the
+  big blind, rules.md §2 [000]), or ``[BB, 0, ...]`` for a hand with a dead small blind
+  (tournament dead-button rule [002 #28]; with a straddle the user field
+  ``_dead_small_blind`` tells ``[BB, straddle, 0...]`` from a small and big blind);
 - ``min_bet`` equal to the big blind (the minimum bet is the big blind, rules.md §3);
-- whole chips only;
+- whole chips only (in the fields and actions the replay uses: a descriptive field such as
+  ``finishing_stacks`` with half a chip is kept as written and not used);
+- a check (``cc``) by the last player with chips when every opponent is all-in for no more
+  than his bet is accepted as the no-op it is (pokerkit writes it; the engine has closed the
+  round);
+- ``ante_trimming_status`` is not used with a single ante: it is dead in the main pot;
 - user-defined fields written by :mod:`.export`: ``_odd_chip``, ``_rake_percent``,
-  ``_rake_cap``, ``_chip_unit``, ``_tournament``, ``_dead_small_blind``.
+  ``_rake_cap``, ``_chip_unit``, ``_tournament``, ``_dead_small_blind``, ``_ante_order``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from table_controller.engine import (
     Action,
     ActionKind,
+    AnteFormat,
+    AnteOrder,
     EngineError,
     GameConfig,
     Hand,
@@ -45,13 +56,13 @@ from table_controller.phh.model import (
     DealHole,
     Fold,
     HandHistory,
-    NoOp,
     PhhAction,
     PhhError,
     ShowOrMuck,
 )
 from table_controller.vocabulary.cards import Card
 
+_BETTING = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
 STRUCTURE_OF = {"NT": Structure.NO_LIMIT, "PT": Structure.POT_LIMIT, "FT": Structure.FIXED_LIMIT}
 
 
@@ -84,68 +95,136 @@ def blind_layout(history: HandHistory) -> BlindLayout:
     the big blind by p1, the small blind by the button p2, rules.md §2 [000]); no small blind
     when its seat is empty (dead small blind, [002 #28]: the big blind is then p1); optionally
     a straddle by the player left of the big blind (rules.md §2 [000])."""
-    field = list(history.blinds_or_straddles)
-    fail = _field(
-        "blinds_or_straddles",
-        f"{field}: this table posts a small blind, a big blind and optionally a straddle by "
-        "the player left of the big blind (rules.md §2)",
-    )
+    return _blind_layout(history.blinds_or_straddles,
+                         history.user_fields.get("_dead_small_blind") is True)
+
+
+def _blind_layout(field: Sequence[int], dead_small_blind: bool) -> BlindLayout:
     if len(field) == 2:
         # Heads-up: p1 is the big blind and posts the second entry (phh-std "reverse-assigned").
         small, big = field
         if big <= 0 or small > big:
-            raise fail
+            raise _blinds_refused(field)
         return BlindLayout(small, big, 2 if small else None, 1, 0)
     first, second, *rest = field
-    if history.user_fields.get("_dead_small_blind") is True:
+    if dead_small_blind:
         # written by our export: no small blind, p1 the big blind, p2 may straddle
         if first <= 0 or any(rest) or second not in (0, 2 * first):
-            raise fail
+            raise _blinds_refused(field)
         return BlindLayout(0, first, None, 1, second)
     if first and not second and not any(rest):
         return BlindLayout(0, first, None, 1, 0)  # dead small blind: p1 is the big blind
     if second <= 0 or first > second or any(rest[1:]):
-        raise fail
+        raise _blinds_refused(field)
     return BlindLayout(first, second, 1 if first else None, 2, rest[0] if rest else 0)
+
+
+def _blinds_refused(field: Sequence[int]) -> PhhError:
+    return _field(
+        "blinds_or_straddles",
+        f"{list(field)}: this table posts a small blind, a big blind and optionally a straddle "
+        "by the player left of the big blind (rules.md §2)",
+    )
+
+
+def ante_layout(history: HandHistory, layout: BlindLayout) -> tuple[int, AnteFormat]:
+    """The ante and who posts it: the same ante from every player, or one ante for the table
+    posted by the big blind or by the button (rules.md §2, TDA 2024 RP-11). PHH reverses the
+    heads-up entries like the blinds: ``antes[1]`` is the big blind's, ``antes[0]`` the
+    button's."""
+    return _ante_layout(history.antes, layout)
+
+
+def _ante_layout(antes: Sequence[int], layout: BlindLayout) -> tuple[int, AnteFormat]:
+    if len(set(antes)) == 1:
+        return antes[0], AnteFormat.EACH
+    posters = [i for i, chips in enumerate(antes) if chips]
+    count = len(antes)
+    if len(posters) == 1:
+        slot = posters[0]
+        player = count - slot if count == 2 else slot + 1  # heads-up: reverse-assigned
+        if player == layout.big_blind_player:
+            return antes[slot], AnteFormat.BIG_BLIND
+        if player == count:
+            return antes[slot], AnteFormat.BUTTON
+    raise _field(
+        "antes",
+        f"{list(antes)}: this table plays the same ante from every player, or one ante for the "
+        "table posted by the big blind or by the button (rules.md §2, TDA 2024 RP-11)",
+    )
 
 
 def game_config(history: HandHistory) -> GameConfig:
     """The engine configuration a history describes (raises PhhError for what it cannot play)."""
-    structure = STRUCTURE_OF.get(history.variant)
-    if structure is None:
-        raise _field("variant", f"unsupported variant {history.variant!r}")
-    if len(set(history.antes)) != 1:
+    return _setup(history)[0]
+
+
+def _setup(history: HandHistory) -> tuple[GameConfig, BlindLayout]:
+    """Configuration and blinds of ``history``. Hands of one game repeat the same fields, so
+    the result is remembered for them (the check against the stacks is made every time)."""
+    user = history.user_fields
+    try:
+        config, layout = _configure_cached(
+            history.variant, history.antes, history.blinds_or_straddles, history.min_bet,
+            history.small_bet, history.big_bet, tuple(user.items()))
+    except TypeError:  # a user field holds an unhashable value (an array): not remembered
+        config, layout = _configure(history.variant, history.antes, history.blinds_or_straddles,
+                                    history.min_bet, history.small_bet, history.big_bet, user)
+    if (config.ante and config.ante_format is AnteFormat.EACH
+            and not history.ante_trimming_status and min(history.starting_stacks) < config.ante):
         raise _field(
-            "antes",
-            f"non-uniform antes {list(history.antes)} (big-blind or button ante) are not played "
-            "by this table; the engine takes the same ante from every player (rules.md §2)",
+            "ante_trimming_status",
+            "false with a stack shorter than the ante: the engine pays a short ante only the "
+            "chips it contributed (side pots by contribution, rules.md §4), i.e. true",
         )
-    ante = history.antes[0]
-    layout = blind_layout(history)
+    # With a single ante ``ante_trimming_status`` is not used: the big-blind or button ante is
+    # dead in the main pot (rules.md §2, TDA 2024 RP-11). Trimmed, nobody's ante would match
+    # it and it would go back to its poster, as pokerkit does; real files (WSOP 2019) that say
+    # true record the ante as taken.
+    return config, layout
+
+
+@lru_cache(maxsize=256)
+def _configure_cached(variant: str, antes: tuple[int, ...], blinds: tuple[int, ...],
+                      min_bet: int | None, small_bet: int | None, big_bet: int | None,
+                      user: tuple[tuple[str, Any], ...]) -> tuple[GameConfig, BlindLayout]:
+    return _configure(variant, antes, blinds, min_bet, small_bet, big_bet, dict(user))
+
+
+def _configure(variant: str, antes: Sequence[int], blinds: Sequence[int], min_bet: int | None,
+               small_bet: int | None, big_bet: int | None,
+               user: Mapping[str, Any]) -> tuple[GameConfig, BlindLayout]:
+    structure = STRUCTURE_OF.get(variant)
+    if structure is None:
+        raise _field("variant", f"unsupported variant {variant!r}")
+    layout = _blind_layout(blinds, user.get("_dead_small_blind") is True)
+    ante, ante_format = _ante_layout(antes, layout)
     if layout.straddle and layout.straddle != 2 * layout.big_blind:
         raise _field(
             "blinds_or_straddles",
             f"straddle of {layout.straddle}; the straddle is 2 x the big blind "
             f"= {2 * layout.big_blind} (rules.md §2)",
         )
-    if structure is not Structure.FIXED_LIMIT and history.min_bet != layout.big_blind:
+    if structure is not Structure.FIXED_LIMIT and min_bet != layout.big_blind:
         raise _field(
             "min_bet",
-            f"{history.min_bet} differs from the big blind {layout.big_blind}; the minimum bet "
+            f"{min_bet} differs from the big blind {layout.big_blind}; the minimum bet "
             "is the big blind (rules.md §3)",
         )
-    if ante and not history.ante_trimming_status and min(history.starting_stacks) < ante:
-        raise _field(
-            "ante_trimming_status",
-            "false with a stack shorter than the ante: the engine pays a short ante only the "
-            "chips it contributed (side pots by contribution, rules.md §4), i.e. true",
-        )
-    user = history.user_fields
     try:
         odd_chip = OddChipRule(user.get("_odd_chip", OddChipRule.TDA.value))
     except ValueError:
         choices = ", ".join(r.value for r in OddChipRule)
         raise _field("_odd_chip", f"{user.get('_odd_chip')!r} is not one of {choices}") from None
+    # A file with a single ante that does not say follows pokerkit, the PHH reference
+    # implementation: the ante first. (Without a single ante the order does not apply.)
+    unsaid = AnteOrder.BLIND_FIRST if ante_format is AnteFormat.EACH else AnteOrder.ANTE_FIRST
+    try:
+        ante_order = AnteOrder(user.get("_ante_order", unsaid.value))
+    except (ValueError, TypeError):
+        choices = ", ".join(o.value for o in AnteOrder)
+        given = user.get("_ante_order")
+        raise _field("_ante_order", f"{given!r} is not one of {choices}") from None
     rake = None
     if "_rake_percent" in user:
         try:
@@ -153,20 +232,23 @@ def game_config(history: HandHistory) -> GameConfig:
         except (EngineError, ValueError, TypeError) as exc:
             raise _field("_rake_percent", str(exc)) from None
     try:
-        return GameConfig(
+        config = GameConfig(
             structure=structure,
             small_blind=layout.small_blind,
             big_blind=layout.big_blind,
             ante=ante,
+            ante_format=ante_format,
+            ante_order=ante_order,
             odd_chip=odd_chip,
             rake=rake,
             chip_unit=int(user.get("_chip_unit", 1)),
             tournament=bool(user.get("_tournament", False)),
-            small_bet=history.small_bet,
-            big_bet=history.big_bet,
+            small_bet=small_bet,
+            big_bet=big_bet,
         )
     except (EngineError, ValueError, TypeError) as exc:
         raise PhhError(f"game configuration: {exc}") from None
+    return config, layout
 
 
 def _seats(history: HandHistory) -> tuple[int, ...]:
@@ -193,12 +275,11 @@ def start_hand(history: HandHistory) -> Hand:
     button or the blinds from, and a file may describe a layout only a table's history
     produces (a dead small blind, [002 #28]).
     """
-    config = game_config(history)
-    layout = blind_layout(history)
+    config, layout = _setup(history)
     seats = _seats(history)
     number = history.hand if isinstance(history.hand, int) else 1
     try:
-        hand = Hand.from_positions(
+        hand = Hand(
             config=config,
             number=number,
             stacks=dict(zip(seats, history.starting_stacks, strict=True)),
@@ -211,7 +292,7 @@ def start_hand(history: HandHistory) -> Hand:
         )
     except EngineError as exc:
         raise PhhError(f"cannot set up the hand: {exc}") from None
-    if tuple(hand.deal_order) != seats:
+    if hand.deal_order != seats:
         raise PhhError(
             f"the engine deals seats {list(hand.deal_order)}, the file lists players at seats "
             f"{list(seats)} (p1 must be first left of the button)"
@@ -222,8 +303,8 @@ def start_hand(history: HandHistory) -> Hand:
 def replay(history: HandHistory) -> Replayed:
     """Play ``history`` through the engine; raises PhhError naming what was wrong."""
     hand = start_hand(history)
-    seats = tuple(hand.deal_order)
-    state = _ReplayState(hand=hand, seats=seats, player_of={s: i + 1 for i, s in enumerate(seats)})
+    seats = hand.deal_order
+    state = _ReplayState(hand=hand, seats=seats)
     for number, action in enumerate(history.actions, start=1):
         try:
             state.apply(action)
@@ -238,21 +319,16 @@ def replay(history: HandHistory) -> Replayed:
 class _ReplayState:
     """Applies PHH actions to an engine hand, checking what PHH promises (turns, cards)."""
 
-    def __init__(self, *, hand: Hand, seats: Sequence[int], player_of: dict[int, int]) -> None:
+    def __init__(self, *, hand: Hand, seats: Sequence[int]) -> None:
         self.hand = hand
         self.seats = seats
-        self.player_of = player_of
-        self.seen: dict[Card, str] = {}
         self.hole: dict[int, tuple[Card, ...]] = {}
         self.shown: dict[int, tuple[Card, ...]] = {}
         self.mucked: set[int] = set()
 
-    def _claim(self, cards: Sequence[Card], where: str) -> None:
-        for card in cards:
-            other = self.seen.get(card)
-            if other is not None:
-                raise PhhError(f"card {card} is dealt twice ({other} and {where})")
-            self.seen[card] = where
+    def player_of(self, seat: int) -> int:
+        """The PHH player number (1-based) at ``seat``."""
+        return list(self.seats).index(seat) + 1
 
     def _turn_error(self, player: int) -> PhhError | None:
         """Why ``player`` may not act now, if the reason is the turn (PHH lists actions in
@@ -262,82 +338,134 @@ class _ReplayState:
             return PhhError("no betting action is due now (the round is over)")
         to_act = hand.to_act
         if to_act is not None and to_act != self.seats[player - 1]:
-            return PhhError(f"not p{player}'s turn: p{self.player_of[to_act]} is to act")
+            return PhhError(f"not p{player}'s turn: p{self.player_of(to_act)} is to act")
         return None
 
-    def _act(self, player: int, kind: ActionKind, amount: int | None = None) -> None:
-        """Apply one decision; the engine checks it (turn checked only when it fails, or when
-        the engine holds it as out of turn, which keeps a replay to one engine call)."""
+    def _act(self, player: int, plain: _Plain | None, amount: int = 0) -> None:
+        """Apply one decision (``plain``: one without an amount, else a raise to ``amount``);
+        the engine checks it (turn checked only when it fails, or when the engine holds it as
+        out of turn, which keeps a replay to one engine call)."""
         hand = self.hand
+        seat = self.seats[player - 1]
+        if plain is None:
+            action = Action(seat=seat, kind=ActionKind.RAISE, amount=amount)
+        else:
+            action = plain.action(seat)
+        log = hand.log
         try:
-            hand.act(Action(seat=self.seats[player - 1], kind=kind, amount=amount))
+            hand.act(action)
         except IllegalAction:
             error = self._turn_error(player)
             if error is not None:
                 raise error from None
             raise
-        if type(hand.log[-1]) is OutOfTurnHeld:
+        if type(log[-1]) is OutOfTurnHeld:
             raise self._turn_error(player) or PhhError(f"p{player} acted out of turn")
+
+    def _idle_check(self, player: int) -> bool:
+        """A check by the last player with chips when every opponent still in is all-in for no
+        more than his bet: no more betting is possible, so the engine has closed the round
+        ([000, 002 #11]) and there is nothing to decide. pokerkit still asks that player
+        (typically the big blind whose only caller went all-in for less) and writes his
+        check; it is accepted as the no-op it is."""
+        hand = self.hand
+        if hand.result is not None or hand.to_act is not None or hand.street not in _BETTING:
+            return False
+        stacks = hand.stacks
+        seat = self.seats[player - 1]
+        live = hand.live_seats
+        return seat in live and stacks[seat] > 0 and all(
+            stacks[s] == 0 for s in live if s != seat
+        )
+
+    def _twice(self, cards: Sequence[Card], here: str, exc: IllegalAction) -> PhhError:
+        """The engine refused ``cards`` as duplicates (fouled deck): say where each was."""
+        hand = self.hand
+        where: dict[Card, str] = {c: "the board" for c in hand.board}
+        for seat, hole in hand.hole_cards.items():
+            where.update((c, f"p{self.player_of(seat)}") for c in hole)
+        for i, card in enumerate(cards):
+            other = where.get(card) or ("the same action" if card in cards[:i] else None)
+            if other is not None:
+                return PhhError(f"card {card} is dealt twice ({other} and {here})")
+        return PhhError(str(exc))
 
     def apply(self, action: PhhAction) -> None:
         hand = self.hand
-        match action:
-            case DealHole(player, cards, _):
-                seat = self.seats[player - 1]
-                if seat in self.hole:
-                    raise PhhError(f"p{player} already has hole cards")
-                if len(cards) != 2:
-                    raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
-                known = tuple(c for c in cards if c is not None)
-                if len(known) == 2:
-                    self._claim(known, f"p{player}")
+        if type(action) is CheckOrCall:
+            player = action.player
+            # Check or call: guessed from the chips to call, the other one if the engine
+            # disagrees (a short all-in big blind still has to be called in full).
+            if hand.to_call(self.seats[player - 1]):
+                try:
+                    self._act(player, _CALL)
+                except IllegalAction:
+                    self._act(player, _CHECK)
+                return
+            try:
+                self._act(player, _CHECK)
+            except PhhError:  # not his turn, or no betting is due
+                if not self._idle_check(player):
+                    raise
+            except IllegalAction:
+                self._act(player, _CALL)
+        elif type(action) is Fold:
+            self._act(action.player, _FOLD)
+        elif type(action) is DealHole:
+            player, cards = action.player, action.cards
+            seat = self.seats[player - 1]
+            if seat in self.hole:
+                raise PhhError(f"p{player} already has hole cards")
+            if len(cards) != 2:
+                raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
+            first_card, second_card = cards
+            if first_card is not None and second_card is not None:
+                known = (first_card, second_card)
+                try:
                     hand.deal_hole(seat, known)
-                    self.hole[seat] = known
-            case DealBoard(cards, _):
-                self._claim(cards, "the board")
-                hand.deal_board(cards)
-            case Fold(player, _):
-                self._act(player, ActionKind.FOLD)
-            case CheckOrCall(player, _):
-                # Check or call: guessed from the live bets, the other one if the engine
-                # disagrees (a short all-in big blind still has to be called in full).
-                bets = hand.bets
-                facing = max(bets.values(), default=0) > bets.get(self.seats[player - 1], 0)
-                first, second = (
-                    (ActionKind.CALL, ActionKind.CHECK) if facing
-                    else (ActionKind.CHECK, ActionKind.CALL)
+                except IllegalAction as exc:
+                    raise self._twice(known, f"p{player}", exc) from None
+                self.hole[seat] = known
+        elif type(action) is BetOrRaiseTo:
+            player, amount = action.player, action.amount
+            try:
+                self._act(player, None, amount)  # the engine takes it as a bet too
+            except IllegalAction:
+                # an all-in below the minimum is only legal declared as all-in
+                legal = hand.legal_actions(self.seats[player - 1])
+                if amount != legal.all_in_to:
+                    raise
+                self._act(player, _ALL_IN)
+        elif type(action) is DealBoard:
+            try:
+                hand.deal_board(action.cards)
+            except IllegalAction as exc:
+                if "duplicate" not in exc.message:
+                    raise
+                raise self._twice(action.cards, "the board", exc) from None
+        elif type(action) is ShowOrMuck:
+            self._show(action)
+
+    def _show(self, action: ShowOrMuck) -> None:
+        player, cards = action.player, action.cards
+        seat = self.seats[player - 1]
+        if not action.shown:
+            self.mucked.add(seat)
+            return
+        known = tuple(c for c in cards if c is not None)
+        if cards and len(known) == len(cards):
+            dealt = self.hole.get(seat)
+            if dealt is not None and set(dealt) != set(known):
+                raise PhhError(
+                    f"p{player} shows {' '.join(map(str, known))} but was dealt "
+                    f"{' '.join(map(str, dealt))}"
                 )
-                try:
-                    self._act(player, first)
-                except IllegalAction:
-                    self._act(player, second)
-            case BetOrRaiseTo(player, amount, _):
-                try:
-                    self._act(player, ActionKind.RAISE, amount)  # the engine takes it as a bet too
-                except IllegalAction:
-                    # an all-in below the minimum is only legal declared as all-in
-                    legal = hand.legal_actions(self.seats[player - 1])
-                    if amount != legal.all_in_to:
-                        raise
-                    self._act(player, ActionKind.ALL_IN)
-            case ShowOrMuck(player, shown, cards, _):
-                seat = self.seats[player - 1]
-                if not shown:
-                    self.mucked.add(seat)
-                    return
-                known = tuple(c for c in cards if c is not None)
-                if cards and len(known) == len(cards):
-                    dealt = self.hole.get(seat)
-                    if dealt is not None and set(dealt) != set(known):
-                        raise PhhError(
-                            f"p{player} shows {' '.join(map(str, known))} but was dealt "
-                            f"{' '.join(map(str, dealt))}"
-                        )
-                    if dealt is None:
-                        self._claim(known, f"p{player}")
-                    self.shown[seat] = known
-            case NoOp(_):
-                pass
+            if dealt is None:
+                shown = [c for hole in self.shown.values() for c in hole]
+                for card in known:
+                    if card in _hand_cards(self.hand) or card in shown:
+                        raise PhhError(f"card {card} is dealt twice (shown by p{player})")
+            self.shown[seat] = known
 
     def finish(self) -> None:
         hand = self.hand
@@ -350,8 +478,36 @@ class _ReplayState:
                 raise PhhError(f"showdown: {exc}") from None
         if hand.street is not Street.COMPLETE or hand.result is None:
             where = hand.street.value
-            who = "" if hand.to_act is None else f", p{self.player_of[hand.to_act]} to act"
+            who = "" if hand.to_act is None else f", p{self.player_of(hand.to_act)} to act"
             raise PhhError(f"the actions end before the hand is over ({where}{who})")
+
+
+class _Plain:
+    """The actions of one kind without an amount, one per seat: immutable, built once and
+    shared by every replay."""
+
+    __slots__ = ("by_seat", "kind")
+
+    def __init__(self, kind: ActionKind) -> None:
+        self.kind = kind
+        self.by_seat: dict[int, Action] = {}
+
+    def action(self, seat: int) -> Action:
+        action = self.by_seat.get(seat)
+        if action is None:
+            action = self.by_seat[seat] = Action(seat=seat, kind=self.kind)
+        return action
+
+
+_FOLD = _Plain(ActionKind.FOLD)
+_CHECK = _Plain(ActionKind.CHECK)
+_CALL = _Plain(ActionKind.CALL)
+_ALL_IN = _Plain(ActionKind.ALL_IN)
+
+
+def _hand_cards(hand: Hand) -> set[Card]:
+    """Every card the hand has dealt: the board and the known hole cards."""
+    return {*hand.board, *(c for hole in hand.hole_cards.values() for c in hole)}
 
 
 def replay_file(path: str | Path) -> Replayed:

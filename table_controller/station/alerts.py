@@ -1,11 +1,11 @@
 """The alerts the dealer station shows, from their first publication until they end
 (alerts.md, lifecycle).
 
-The board hears every alert the controller publishes (floor form). An alert carries its own
-``id`` once the controller numbers them (issue 11); until then the board gives each one a
-number of its own, stable for the alert's life. A publication about an error that is still open
-(the same code, hand and seat while the monitor holds as many of them open as the board shows)
-is an update: it replaces the earlier version under the same id.
+The board hears every alert the monitor raises (``Controller.on_output``), in the floor's
+form. An alert carries its own ``id`` once the controller numbers them (issue 11); until then
+the board gives each one a number of its own, stable for the alert's life. A publication about
+an error that is still open (the same code, hand and seat while the monitor holds as many of
+them open as the board shows) is an update: it replaces the earlier version under the same id.
 
 When an alert ends:
 
@@ -14,7 +14,6 @@ When an alert ends:
   code first, so the board closes the newest of a code first;
 - ``SENSOR_OFFLINE`` ends with ``SENSOR_RECOVERED``; fault and info alerts end when the dealer
   resolves their code (their lamp goes off), info alerts also when the next hand starts;
-- a published ``alert_resolved`` (issue 11) ends the alert of that id;
 - a game alert the monitor never held (it asks for nothing) is a notice until the next hand
   starts or the dealer dismisses it.
 
@@ -96,10 +95,6 @@ class AlertBoard:
         entry.updates += 1
         entry.silenced = False  # published again: it sounds again
         return entry
-
-    def resolved(self, alert_id: Any) -> None:
-        """``alert_resolved`` for ``alert_id`` (published once alerts carry ids)."""
-        self.shown = [e for e in self.shown if e.id != alert_id]
 
     def code_resolved(self, code: str) -> None:
         """The dealer resolved ``code``: a fault or info alert (or a notice) of that code ends;

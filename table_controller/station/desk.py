@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from table_controller.daemon.controller import Command, ConsoleError
 from table_controller.engine import EngineError, GameConfig, OutOfTurnHeld
+from table_controller.monitor.output import NOTHING, MonitorOutput
 from table_controller.phh import Context
 from table_controller.station.alerts import AlertBoard
 from table_controller.station.undo import (
@@ -35,7 +36,6 @@ from table_controller.station.undo import (
     restore,
     without_last_decision,
 )
-from table_controller.vocabulary.alerts import Alert
 
 if TYPE_CHECKING:
     from table_controller.daemon.controller import Controller
@@ -167,7 +167,7 @@ class Desk:
             return None
         return describe(hand.log[self._marks[-1][0]])
 
-    def _undo(self, _r: Mapping[str, Any], t: float) -> list[Alert]:
+    def _undo(self, _r: Mapping[str, Any], t: float) -> MonitorOutput:
         why = self.undo_refusal()
         if why is not None:
             raise ConsoleError(f"undo: {why}")
@@ -180,16 +180,18 @@ class Desk:
         except UndoError as exc:
             raise ConsoleError(str(exc)) from None
         self._marks.pop()
-        out: list[Alert] = []
+        out = NOTHING
         if isinstance(record, OutOfTurnHeld):  # its warning goes with it
-            entry = monitor.book.latest("ACTION_OUT_OF_TURN")
-            if entry is not None and entry.alert.seat == record.action.seat:
-                out += monitor.resolve("ACTION_OUT_OF_TURN", t)
+            # the monitor resolves the latest open alert of a code: is it this seat's?
+            latest = next((a for a in reversed(monitor.open_alerts)
+                           if a.code == "ACTION_OUT_OF_TURN"), None)
+            if latest is not None and latest.seat == record.action.seat:
+                out = monitor.resolve("ACTION_OUT_OF_TURN", t)
         log.info("undo: %s", describe(record))
         return out
 
     # ------------------------------------------------------------------ the clock
-    def _call_clock(self, r: Mapping[str, Any], t: float) -> list[Alert]:
+    def _call_clock(self, r: Mapping[str, Any], t: float) -> MonitorOutput:
         seat = _int(r, "seat")
         monitor = self.controller.monitor
         hand = monitor.hand
@@ -209,13 +211,13 @@ class Desk:
             seat=seat, hand=hand.number, started=t, count_at=count_at, deadline=deadline,
             wall_ms=(round(wall(t).timestamp() * 1000), round(wall(count_at).timestamp() * 1000),
                      round(wall(deadline).timestamp() * 1000)))
-        return []
+        return NOTHING
 
-    def _cancel_clock(self, _r: Mapping[str, Any], _t: float) -> list[Alert]:
+    def _cancel_clock(self, _r: Mapping[str, Any], _t: float) -> MonitorOutput:
         if self.clock is None:
             raise ConsoleError("cancel_clock: no clock is running")
         self.clock = None
-        return []
+        return NOTHING
 
     def clock_step(self) -> None:
         """The clock ends when its player acts (or the hand ends, or stops); at the deadline
@@ -238,7 +240,7 @@ class Desk:
             log.warning("the clock on seat %d ran out but: %s", clock.seat, answer.get("error"))
 
     # ------------------------------------------------------------------ blinds
-    def _set_blinds(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+    def _set_blinds(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
         given: dict[str, Any] = {k: _int(r, k, required=False) for k in BLIND_KEYS if k in r}
         if not given:
             raise ConsoleError(f"set_blinds: give at least one of {', '.join(BLIND_KEYS)}")
@@ -250,7 +252,7 @@ class Desk:
             raise ConsoleError(f"set_blinds: {exc}") from None
         self.pending_blinds = level
         self.blinds_step()
-        return []
+        return NOTHING
 
     def blinds_step(self) -> None:
         """A new level takes effect from the next hand (rules.md §2 [002 #19]): between hands
@@ -260,21 +262,21 @@ class Desk:
             self.pending_blinds = None
 
     # ------------------------------------------------------------------ names
-    def _seat_player(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+    def _seat_player(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
         seat, stack = _int(r, "seat"), _int(r, "stack")
         name = _name(r, required=False)
         assert seat is not None and stack is not None
         self.controller.table.sit(seat, stack)
         self._set_name(seat, name)
-        return []
+        return NOTHING
 
-    def _name_player(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+    def _name_player(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
         seat = _int(r, "seat")
         assert seat is not None
         if seat not in self.controller.table.stacks:
             raise ConsoleError(f"name_player: seat {seat} is empty")
         self._set_name(seat, _name(r, required=True))
-        return []
+        return NOTHING
 
     def _set_name(self, seat: int, name: str | None) -> None:
         if name:
@@ -300,11 +302,11 @@ class Desk:
             context, players=dict(self.names) if self.names else None)
 
     # ------------------------------------------------------------------ notices
-    def _dismiss(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+    def _dismiss(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
         alert_id = r.get("id")
         if isinstance(alert_id, bool) or not isinstance(alert_id, int | str):
             raise ConsoleError(f"dismiss: 'id' must be an alert id, got {alert_id!r}")
         if not self.board.dismiss(alert_id):
             raise ConsoleError(f"dismiss: no notice {alert_id!r} (an alert the monitor holds "
                                "open ends when its remedy is verified)")
-        return []
+        return NOTHING

@@ -9,7 +9,10 @@ web server (docs/station.md).
     ...
     station.close()
 
-On the loop thread, at the end of every step (``Controller.after_step``): the page's queued
+On the loop thread: what the monitor did (``Controller.on_output``: the alerts raised, the hand
+ended) goes to the alert board and the last hand's result; each request carried out
+(``Controller.on_request``, the console's and the page's alike) tells the board of a silenced
+buzzer or a resolved fault. At the end of every step (``Controller.on_step``) the page's queued
 requests go through ``Controller.handle`` (journaled and published like the console's), the
 called clock and the next blind level are looked after, the alert board catches up with the
 monitor, and the view is rebuilt and published to the web side when it changed. The web server
@@ -21,12 +24,13 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from table_controller.config import StationSettings
 from table_controller.daemon.controller import Command
+from table_controller.monitor.output import MonitorOutput
 from table_controller.station.alerts import AlertBoard
 from table_controller.station.bridge import BridgeClosed, RequestBridge, ViewHub
 from table_controller.station.desk import Desk
@@ -35,7 +39,6 @@ from table_controller.vocabulary.alerts import CATALOGUE, Severity
 
 if TYPE_CHECKING:
     from table_controller.daemon.controller import Controller
-    from table_controller.engine import Hand
     from table_controller.webserve import WebServer
 
 log = logging.getLogger(__name__)
@@ -57,8 +60,6 @@ class Station:
         self.requests = RequestBridge()
         self.controller: Controller | None = None
         self.server: WebServer | None = None
-        self._hand: Hand | None = None
-        self._ends_seen = 0
         self._views = True
 
     def commands(self) -> dict[str, tuple[Command, frozenset[str]]]:
@@ -71,16 +72,19 @@ class Station:
     # ------------------------------------------------------------------ start and stop
     def attach(self, controller: Controller, *, serve: bool = True,
                views: bool = True) -> str | None:
-        """Hook into ``controller``'s loop and (``serve``, with an address configured) start
-        the web server; returns its URL. ``views``: build the view after each step (no page to
-        show it to: only the commands). Raises :class:`StationError` when the address cannot
-        be served."""
+        """Hook into ``controller``'s loop (its ``on_step`` and ``on_request``, and its
+        ``on_output`` after whoever already hears it) and (``serve``, with an address
+        configured) start the web server; returns its URL. ``views``: build the view after each
+        step (no page to show it to: only the commands). Raises :class:`StationError` when the
+        address cannot be served."""
         self.controller = controller
         self._views = views
         self.desk.attach(controller)
-        self._ends_seen = len(controller.monitor.events)
-        controller.listeners.append(self._heard)
-        controller.after_step.append(self.step)
+        if controller.on_step is not None or controller.on_request is not None:
+            raise StationError("station: the controller already has a station attached")
+        controller.on_output = _after(controller.on_output, self._output)
+        controller.on_request = self._request
+        controller.on_step = self.step
         self.refresh()
         if not serve or self.settings.listen is None:
             return None
@@ -106,26 +110,35 @@ class Station:
             self.server = None
 
     # ------------------------------------------------------------------ on the loop thread
-    def _heard(self, topic: str, payload: Mapping[str, Any]) -> None:
-        """Everything the controller publishes (floor form)."""
+    def _output(self, out: MonitorOutput) -> None:
+        """What one call of the monitor did: its alerts (published in floor form, with the
+        wall time the controller gives them) and the hand it ended."""
         controller = self.controller
         if controller is None:
             return
-        if topic == "alert":
+        try:
             hand = controller.monitor.hand
-            self.board.published(payload, hand=None if hand is None else hand.number)
-            if payload.get("code") == "SENSOR_RECOVERED":
-                self.board.recovered()
-        elif topic == "alert_resolved":
-            self.board.resolved(payload.get("id"))
-        elif topic == "action":
-            cmd = payload.get("cmd")
-            if cmd == "acknowledge":
-                self.board.acknowledged()
-            elif cmd == "resolve" and isinstance(payload.get("code"), str):
-                spec = CATALOGUE.get(payload["code"])
-                if spec is not None and spec.severity in (Severity.FAULT, Severity.INFO):
-                    self.board.code_resolved(payload["code"])
+            for alert in out.alerts:
+                self.board.published(alert.to_dict(controller.wall(alert.t)),
+                                     hand=None if hand is None else hand.number)
+                if alert.code == "SENSOR_RECOVERED":
+                    self.board.recovered()
+            end = out.hand_ended
+            if end is not None:
+                self.facts.last_hand = hand_result(end.hand, end,
+                                                   controller.table.config.chip_unit)
+        except Exception:  # the station must not cost the table its loop
+            log.exception("station: the monitor's output could not be shown")
+
+    def _request(self, request: Mapping[str, Any], _t: float) -> None:
+        """A request carried out (from the console's socket or the page)."""
+        cmd = request.get("cmd")
+        if cmd == "acknowledge":
+            self.board.acknowledged()
+        elif cmd == "resolve" and isinstance(request.get("code"), str):
+            spec = CATALOGUE.get(request["code"])
+            if spec is not None and spec.severity in (Severity.FAULT, Severity.INFO):
+                self.board.code_resolved(request["code"])
 
     def step(self) -> None:
         """After each step of the controller's loop."""
@@ -158,16 +171,7 @@ class Station:
         """Bring the station's state up to date and publish the view; returns its seq."""
         controller = self.controller
         assert controller is not None
-        monitor = controller.monitor
-        hand = monitor.hand
-        if hand is not None:
-            self._hand = hand
-        events = monitor.events
-        for end in events[self._ends_seen:]:
-            played = self._hand if self._hand is not None and self._hand.number == end.number \
-                else None
-            self.facts.last_hand = hand_result(played, end, controller.table.config.chip_unit)
-        self._ends_seen = len(events)
+        hand = controller.monitor.hand
         self.desk.blinds_step()
         self.desk.names_step()
         self.desk.sync_marks()
@@ -181,6 +185,18 @@ class Station:
         """Queue a page's request; returns the future of its answer (raises
         :class:`BridgeClosed` when the controller is stopping)."""
         return self.requests.submit(request)
+
+
+def _after(first: Callable[[MonitorOutput], None] | None,
+           then: Callable[[MonitorOutput], None]) -> Callable[[MonitorOutput], None]:
+    """``then`` after ``first`` (if any): one ``on_output`` for both."""
+    if first is None:
+        return then
+
+    def both(out: MonitorOutput) -> None:
+        first(out)
+        then(out)
+    return both
 
 
 __all__ = ["BridgeClosed", "Station", "StationError"]

@@ -95,7 +95,7 @@ def blinds_of(config: Any) -> dict[str, Any]:
 def hidden_cards(controller: Controller) -> dict[str, int | None]:
     """Every hole card now (``As``) -> the seat holding it, where the sensors or the engine
     know it."""
-    hidden = set(controller.holes.hidden)
+    hidden = {str(c) for c in controller.monitor.secret_cards()}
     hand = controller.monitor.hand
     where: dict[str, int] = {}
     if hand is not None:

@@ -1,117 +1,66 @@
-"""The simulated table for ``table-controller run --sim`` and the daemon's tests.
+"""The simulated dealer of ``run --sim``, told what to do through the console channel.
 
-The devices are the simulator's (:mod:`hw_sim.devices.wiring`): the virtual RFID controller on a
-pty read by the REAL serial link and reader, the shuffler's green button bouncing on a simulated
-GPIO pin and debounced by the REAL :class:`~firmware_bridge.button.ShufflerButton`, and optionally
-virtual camera whose rendered frames go through the REAL vision code
-(:mod:`hw_sim.devices.camera_chain`); lamps and buzzer are driven on the same simulated GPIO. The
-controller polls them through the same :class:`~table_controller.daemon.controller.Sensor`
-interface as a table's devices.
+``sim_press``, ``sim_deal`` (``street``: hole, flop, turn, river), ``sim_show`` (``seats``) and
+``sim_collect`` (docs/running.md) make the dealer of a :class:`~hw_sim.devices.sim_table.SimTable`
+press the green button, deal, turn hands up or gather the cards, so a hand can be played on
+``run --sim`` from any zmq client; ``sim_put`` (``zone``, ``face``) makes a dealer error and
+``sim_remedy`` (``code``) carries out an open alert's remedy, as the dealer station's tests and
+benchmark do. The dealer moves one card per :attr:`ConsoleDealer.move_interval`
+simulated seconds, so each card is seen before the next (a real dealer's hands take time).
 
-A simulated dealer moves the cards, one card per :attr:`SimTable.move_interval` simulated
-seconds, so each card is seen before the next (as a real dealer's hands take time). It is told
-what to do through the console channel (``sim_press``, ``sim_deal``, ``sim_show``,
-``sim_collect``; ``sim_put`` makes a dealer error, ``sim_remedy`` carries out an open alert's
-remedy; see docs/running.md), so a hand can be played on ``run --sim`` from any zmq client.
-
-Time: the simulator's :class:`~hw_sim.devices.clock.SimClock`. :meth:`SimTable.advance_to` moves it,
-stopping at each scheduled bounce edge of the button so the debouncer sees exact times;
-:class:`PacedClock` makes it follow real time for ``run --sim``, tests move it themselves.
+The dealer is polled by the controller like a sensor (it delivers no observation itself: the
+table's sensor chains see what it moved).
 """
 
 from __future__ import annotations
 
-import random
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from firmware_bridge.outputs import AlertOutputs
-from hw_sim.devices import wiring
-from hw_sim.devices.clock import SimClock
-from hw_sim.devices.dealer import Dealer, DealerError
-from hw_sim.devices.table_model import ModelError, TableModel, shuffled_deck
+from hw_sim.devices.dealer import DealerError
+from hw_sim.devices.sim_table import SimTable
+from hw_sim.devices.table_model import ModelError
 from table_controller.daemon.controller import Command, ConsoleError
+from table_controller.monitor.output import NOTHING, MonitorOutput
 from table_controller.vocabulary.alerts import Alert
-from table_controller.vocabulary.cards import Card
 from table_controller.vocabulary.observations import Face, Observation
 from table_controller.vocabulary.zones import SHUFFLER, ZoneError, check_zone
 
 STREETS = ("hole", "flop", "turn", "river")
 
 
-class SimTable:
-    """Simulated devices plus a dealer. ``seat_order`` gives the seats the hole cards go to
-    (the controller's deal order, asked when the deal starts)."""
+class ConsoleDealer:
+    """Drives ``table``'s dealer from console commands. ``deal_order`` gives the seats the hole
+    cards go to (the controller's deal order, asked when the deal starts); ``open_alerts``:
+    the monitor's open alerts and ``rules`` its profile, for ``sim_remedy``."""
 
     name = "sim-dealer"
 
-    def __init__(self, *, clock: SimClock, seed: int = 1, move_interval: float = 0.3,
+    def __init__(self, table: SimTable, *, move_interval: float = 0.3,
                  deal_order: Callable[[], tuple[int, ...]] = tuple,
-                 first_order: Sequence[Card] = (), rfid: bool = True,
-                 camera: bool = False,
                  open_alerts: Callable[[], Sequence[Alert]] = tuple,
                  rules: str = "tda") -> None:
-        self.clock = clock
-        self.open_alerts = open_alerts  # the monitor's, for sim_remedy
+        self.table = table
+        self.open_alerts = open_alerts
         self.rules = rules
         self.move_interval = move_interval
         self.deal_order = deal_order
-        self.model = TableModel()
-        self.dealer = Dealer(self.model, rng=random.Random(f"dealer:{seed}"),
-                             after_move=self._pause)
-        self.deck_rng = random.Random(seed)
-        if not rfid and not camera:
-            raise ValueError("the simulated table needs the RFID reader, the camera or both")
-        self.rfid = wiring.build_pty_rfid(self.model, clock, seed=seed) if rfid else None
-        self.camera: Any = None
-        if camera:
-            from hw_sim.devices.camera_chain import build_camera  # OpenCV: only when simulated
-
-            self.camera = build_camera(self.model, seed=seed)
-        self.button = wiring.build_button(clock, random.Random(f"button:{seed}"))
-        self._buffer: list[Observation] = []
-        self._deck_fresh = False
         self._job: _Job | None = None
         self._next_move = 0.0
-        self.dealer.new_hand(self._deck(first_order))
+        table.dealer.after_move = self._pause
 
-    # ------------------------------------------------------------------ sensors
-    @property
-    def sensors(self) -> list[Any]:
-        """What the controller polls: the dealer's hands first (and the button), then the RFID
-        chain and the camera chain."""
-        return [chain for chain in (self, self.rfid, self.camera) if chain is not None]
-
-    def outputs(self) -> AlertOutputs:
-        """Lamps and buzzer on the simulated GPIO (docs/wiring.md pins)."""
-        return AlertOutputs(self.button.gpio, red=22, amber=23, buzzer=24)
-
+    # ------------------------------------------------------------------ as a sensor
     def poll(self, now: float) -> list[Observation]:
-        """The dealer makes the next move when it is due; the button's debounced presses."""
+        """The dealer makes its next move when it is due."""
         if self._job is not None and now >= self._next_move:
             self._job.resume()
             self._next_move = now + self.move_interval
             if self._job.done:
                 error, self._job = self._job.error, None
                 if error is not None:
-                    self._buffer.clear()
                     raise RuntimeError(f"simulated dealer: {error}")
-        out = self._buffer + self.button.poll(now)
-        self._buffer = []
-        return out
-
-    def advance_to(self, target: float) -> float:
-        """Move the simulated clock to ``target``, stopping at every bounce edge on the way."""
-        while True:
-            now = self.clock()
-            due = self.button.next_due(now)
-            if due is None or due > target:
-                break
-            self.clock.advance_to(due)
-            self._buffer.extend(self.button.poll(due))
-        return self.clock.advance_to(target)
+        return []
 
     @property
     def busy(self) -> bool:
@@ -124,17 +73,9 @@ class SimTable:
     def close(self) -> None:
         if self._job is not None:
             self._job.cancel()
-        for chain in (self.rfid, self.camera, self.button):
-            if chain is not None:
-                chain.close()
+            self._job = None
 
-    # ------------------------------------------------------------------ the dealer
-    def _deck(self, top: Sequence[Card] = ()) -> list[Card]:
-        """A freshly shuffled deck; ``top``: its first cards (the first hand's, from the
-        configuration's ``[sim] deck_order``)."""
-        self._deck_fresh = True
-        return shuffled_deck(self.deck_rng, top)
-
+    # ------------------------------------------------------------------ what it is told
     def _pause(self) -> None:
         job = self._job
         if job is not None and threading.current_thread() is job.thread:
@@ -147,34 +88,31 @@ class SimTable:
         self._next_move = 0.0
 
     def press(self) -> None:
-        """The dealer presses the green button; a fresh deck comes from the shuffler once the
-        felt is clear."""
+        """The dealer presses the green button."""
         if self._job is not None:
             raise ConsoleError("sim_press: the simulated dealer is still busy")
-        if not self.model.felt and not self._deck_fresh:
-            self.dealer.new_hand(self._deck())
-        self._deck_fresh = False
-        self.button.press(self.clock())
+        self.table.press_green_button()
 
     def deal(self, street: str) -> None:
+        dealer = self.table.dealer
         if street not in STREETS:
             raise ConsoleError(f"sim_deal: street {street!r} is not one of {', '.join(STREETS)}")
         if street == "hole":
             order = self.deal_order()
             if not order:
                 raise ConsoleError("sim_deal: no hand in progress to deal to")
-            self._start("sim_deal", lambda: self.dealer.deal_hole(order))
+            self._start("sim_deal", lambda: dealer.deal_hole(order))
         else:
-            self._start("sim_deal", lambda: self.dealer.deal_street(street))
+            self._start("sim_deal", lambda: dealer.deal_street(street))
 
     def show(self, seats: list[int]) -> None:
         def work() -> None:
             for seat in seats:
-                self.dealer.show(seat)
+                self.table.dealer.show(seat)
         self._start("sim_show", work)
 
     def collect(self) -> None:
-        self._start("sim_collect", self.dealer.collect)
+        self._start("sim_collect", self.table.dealer.collect)
 
     def put(self, zone: str, face: Face) -> None:
         """The dealer puts the stub's top card in ``zone``, wherever the procedure says it
@@ -185,13 +123,14 @@ class SimTable:
             raise ConsoleError(f"sim_put: {exc}") from None
         if zone == SHUFFLER:
             raise ConsoleError("sim_put: a card is put on the felt, not in the shuffler")
+        table = self.table
 
         def work() -> None:
             try:
-                card = self.model.draw_top()
+                card = table.model.draw_top()
             except ModelError as exc:
                 raise DealerError(str(exc)) from None
-            self.dealer.put(card, zone, face)
+            table.dealer.put(card, zone, face)
         self._start("sim_put", work)
 
     def remedy(self, code: str) -> None:
@@ -199,34 +138,35 @@ class SimTable:
         alert = next((a for a in reversed(self.open_alerts()) if a.code == code), None)
         if alert is None:
             raise ConsoleError(f"sim_remedy: no open {code!r} alert")
-        self._start("sim_remedy", lambda: self.dealer.carry_out(alert, rules=self.rules))
+        self._start("sim_remedy",
+                    lambda: self.table.dealer.carry_out(alert, rules=self.rules))
 
     def commands(self) -> Mapping[str, tuple[Command, frozenset[str]]]:
         """Console commands that drive the simulated dealer (``run --sim`` only)."""
-        def press(_r: Mapping[str, Any], _t: float) -> list[Alert]:
+        def press(_r: Mapping[str, Any], _t: float) -> MonitorOutput:
             self.press()
-            return []
+            return NOTHING
 
-        def deal(r: Mapping[str, Any], _t: float) -> list[Alert]:
+        def deal(r: Mapping[str, Any], _t: float) -> MonitorOutput:
             street = r.get("street")
             if not isinstance(street, str):
                 raise ConsoleError("sim_deal: 'street' is required (hole, flop, turn, river)")
             self.deal(street)
-            return []
+            return NOTHING
 
-        def show(r: Mapping[str, Any], _t: float) -> list[Alert]:
+        def show(r: Mapping[str, Any], _t: float) -> MonitorOutput:
             seats = r.get("seats")
             if not isinstance(seats, list) or not all(
                     isinstance(s, int) and not isinstance(s, bool) for s in seats):
                 raise ConsoleError("sim_show: 'seats' must be a list of seat numbers")
             self.show(seats)
-            return []
+            return NOTHING
 
-        def collect(_r: Mapping[str, Any], _t: float) -> list[Alert]:
+        def collect(_r: Mapping[str, Any], _t: float) -> MonitorOutput:
             self.collect()
-            return []
+            return NOTHING
 
-        def put(r: Mapping[str, Any], _t: float) -> list[Alert]:
+        def put(r: Mapping[str, Any], _t: float) -> MonitorOutput:
             zone, face = r.get("zone"), r.get("face", "down")
             if not isinstance(zone, str):
                 raise ConsoleError("sim_put: 'zone' is required (seat1..seat10, board, burn, "
@@ -234,14 +174,14 @@ class SimTable:
             if face not in ("up", "down"):
                 raise ConsoleError(f"sim_put: 'face' is up or down, not {face!r}")
             self.put(zone, Face.UP if face == "up" else Face.DOWN)
-            return []
+            return NOTHING
 
-        def remedy(r: Mapping[str, Any], _t: float) -> list[Alert]:
+        def remedy(r: Mapping[str, Any], _t: float) -> MonitorOutput:
             code = r.get("code")
             if not isinstance(code, str):
                 raise ConsoleError("sim_remedy: 'code' is required (an open alert's code)")
             self.remedy(code)
-            return []
+            return NOTHING
 
         return {"sim_press": (press, frozenset()),
                 "sim_deal": (deal, frozenset({"street"})),
@@ -299,15 +239,3 @@ class _Job:
 
 class _Cancelled(Exception):
     pass
-
-
-class PacedClock:
-    """The simulated clock made to follow real time (``run --sim``)."""
-
-    def __init__(self, table: SimTable) -> None:
-        self._table = table
-        self._base = table.clock()
-        self._start = time.monotonic()
-
-    def __call__(self) -> float:
-        return self._table.advance_to(self._base + time.monotonic() - self._start)

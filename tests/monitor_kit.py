@@ -117,7 +117,7 @@ class Felt:
     def _send(self, obs: list[Observation]) -> list[Alert]:
         out: list[Alert] = []
         for o in obs:
-            out += self.mon.observe(o)
+            out += self.mon.observe(o).alerts
         return out
 
     def settle(self, seconds: float | None = None) -> list[Alert]:
@@ -126,7 +126,7 @@ class Felt:
         out: list[Alert] = []
         while self.t < end:
             self.t = min(end, self.t + 0.05)
-            out += self.mon.tick(self.t)
+            out += self.mon.tick(self.t).alerts
         return out
 
     def _emit(self, rfid: list[CardObservation], camera: list[CardObservation]) -> list[Alert]:
@@ -213,7 +213,7 @@ class Felt:
 
     # ----------------------------------------------------------- procedure helpers
     def button(self) -> list[Alert]:
-        out = self.mon.observe(ButtonPressed(self.t)) + self.settle()
+        out = list(self.mon.observe(ButtonPressed(self.t)).alerts) + self.settle()
         self.alerts += out
         return out
 
@@ -237,18 +237,18 @@ class Felt:
         for text in actions:
             parts = text.split()
             amount = int(parts[2]) if len(parts) > 2 else None
-            out += self.mon.console(ConsoleAction(int(parts[0]), parts[1], amount, self.t))
+            out += self.mon.console(ConsoleAction(int(parts[0]), parts[1], amount, self.t)).alerts
             out += self.settle()
         self.alerts += out
         return out
 
     def resolve(self, code: str) -> list[Alert]:
-        out = self.mon.resolve(code, self.t) + self.settle()
+        out = list(self.mon.resolve(code, self.t).alerts) + self.settle()
         self.alerts += out
         return out
 
     def sensor(self, source: Source, online: bool) -> list[Alert]:
-        out = self.mon.observe(SensorStatus(source, online, self.t)) + self.settle()
+        out = list(self.mon.observe(SensorStatus(source, online, self.t)).alerts) + self.settle()
         self.alerts += out
         return out
 
@@ -258,7 +258,7 @@ class Felt:
             for p in self.on_felt(seat_zone(seat)):
                 if p.face is Face.DOWN:
                     out += self.flip(str(p.card))
-        out += self.mon.showdown(self.t)
+        out += self.mon.showdown(self.t).alerts
         self.alerts += out
         return out
 

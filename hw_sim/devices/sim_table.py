@@ -1,0 +1,164 @@
+"""One simulated table: the cards, the dealer's hands, the shuffler, every sensor chain, the lamps
+and the one clock they all run on.
+
+::
+
+    TableModel (every physical card)  <--  Dealer (one card movement at a time)
+        |                      |                          |
+    VirtualRfidController   VirtualCamera frames     shuffler button on SimGpio (bounce)
+    on a pty (wiring)       (camera_chain)           (wiring.SimButton)
+        |                      |                          |
+    REAL SerialLink +       REAL vision analyser     REAL ShufflerButton debouncer
+    RfidReader              and tracker
+        \\______________________ sensors ___________________/  -> the controller polls them
+    AlertOutputs (lamps, buzzer) on the same SimGpio
+
+Everything here is built once per simulated table, the same way for a scenario (``sim``), for
+continuous play (``demo``) and for ``run --sim``; they differ only in the options (which
+sensors, whether the reader and the camera cover the shuffler tray). The clock is a
+:class:`~hw_sim.devices.clock.SimClock`: whoever drives the table moves it, stopping at each
+time a device has something scheduled (:meth:`SimTable.next_due`), so every debouncer sees
+exact times; :class:`PacedClock` makes it follow real time for ``run --sim``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any, Literal
+
+from firmware_bridge.outputs import AlertOutputs
+from hw_sim.devices import wiring
+from hw_sim.devices.clock import SimClock
+from hw_sim.devices.dealer import Dealer
+from hw_sim.devices.table_model import TableModel, shuffled_deck
+from table_controller.vocabulary.cards import Card
+
+LAMP_PINS = {"red": 22, "amber": 23, "buzzer": 24}  # docs/wiring.md
+SENSORS = frozenset({"rfid", "camera"})
+
+
+class SimTable:
+    """The simulated devices of one table.
+
+    ``seed``: the shuffler's decks, the dealer's reshuffles, the reader's flicker and the
+    button's bounce all derive from it. ``sensors``: ``rfid``, ``camera`` or both.
+    ``first_order``: the top of the first deck. ``missing``/``extra``: a short or over-full
+    deck. ``stub_antenna``: an antenna under the shuffler tray reads the stub; ``stub_view``:
+    the camera's layout covers the tray (it sees the stub's top card). ``rfid_link``: ``pty``
+    (the real serial link to the virtual controller on a pseudo-terminal) or ``in_process``
+    (the controller end played in-process, no serial bytes).
+    """
+
+    def __init__(self, *, seed: int, sensors: Collection[str] = ("rfid",),
+                 first_order: Sequence[Card] = (), missing: Iterable[Card] = (),
+                 extra: Iterable[Card] = (), stub_antenna: bool = False,
+                 stub_view: bool = False, rfid_link: Literal["pty", "in_process"] = "pty",
+                 clock: SimClock | None = None) -> None:
+        chosen = frozenset(sensors)
+        if not chosen or not chosen <= SENSORS:
+            raise ValueError(f"the simulated table has the sensors rfid and camera, not "
+                             f"{sorted(chosen)}")
+        self.clock = clock or SimClock()
+        self.model = TableModel(missing=missing, extra=extra)
+        self.dealer = Dealer(self.model, rng=random.Random(f"dealer:{seed}"))
+        self._deck_rng = random.Random(seed)
+        self._first_order = tuple(first_order)
+        self._decks = 0
+        self._deck_fresh = False
+        self.rfid: Any = None
+        self.camera: Any = None
+        self.button = wiring.build_button(self.clock, random.Random(f"button:{seed}"))
+        self._closed = False
+        try:
+            if "rfid" in chosen and rfid_link == "pty":
+                self.rfid = wiring.build_pty_rfid(self.model, self.clock, seed=seed,
+                                                  stub_antenna=stub_antenna)
+            elif "rfid" in chosen:
+                self.rfid = wiring.build_rfid(self.model, self.clock)
+            if "camera" in chosen:
+                from hw_sim.devices.camera_chain import build_camera  # OpenCV: when simulated
+
+                self.camera = build_camera(self.model, seed=seed, stub_view=stub_view)
+        except BaseException:
+            self.close()  # what was opened (a pty, a serial link) is closed again
+            raise
+        self.dealer.new_hand(self._next_deck())  # the shuffler prepares the first deck
+
+    # ------------------------------------------------------------------ what is read
+    @property
+    def sensors(self) -> list[Any]:
+        """The sensor chains the controller polls, in this order: RFID, camera, button."""
+        return [chain for chain in (self.rfid, self.camera, self.button) if chain is not None]
+
+    def outputs(self) -> AlertOutputs:
+        """Lamps and buzzer on the simulated GPIO (docs/wiring.md pins)."""
+        return AlertOutputs(self.button.gpio, red=LAMP_PINS["red"], amber=LAMP_PINS["amber"],
+                            buzzer=LAMP_PINS["buzzer"])
+
+    # ------------------------------------------------------------------ the shuffler
+    def _next_deck(self) -> list[Card]:
+        """A freshly shuffled deck of the cards the shuffler holds; only the first one starts
+        with ``first_order``."""
+        top = self._first_order if self._decks == 0 else ()
+        self._decks += 1
+        self._deck_fresh = True
+        return shuffled_deck(self._deck_rng, top, self.model.deck_faces())
+
+    def press_green_button(self) -> None:
+        """The dealer presses the shuffler's green button (it bounces). Each press starts a
+        hand from a freshly shuffled deck: the first one was prepared before; later ones come
+        once the felt is clear."""
+        if not self.model.felt and not self._deck_fresh:
+            self.dealer.new_hand(self._next_deck())
+        self._deck_fresh = False
+        self.button.press(self.clock())
+
+    # ------------------------------------------------------------------ time and faults
+    def next_due(self, now: float) -> float | None:
+        """The next time after ``now`` at which a device has something scheduled (a bounce
+        edge, a cable plugged back, a frozen camera thawing); None if none has."""
+        due = [t for chain in self.sensors
+               if (t := chain.next_due(now)) is not None and t > now]
+        return min(due) if due else None
+
+    def advance_to(self, target: float) -> float:
+        """Move the clock to ``target`` without a controller looking at every stop: the clock
+        stops at each bounce edge of the button, which samples it there (its presses are
+        delivered at its next poll)."""
+        while True:
+            now = self.clock()
+            due = self.button.next_due(now)
+            if due is None or due > target:
+                break
+            self.clock.advance_to(due)
+            self.button.sample(due)
+        return self.clock.advance_to(target)
+
+    def fault(self, kind: str, now: float) -> bool:
+        """Inject a sensor fault (scenario.md ``fault``); False if no sensor here carries it."""
+        return any(chain.fault(kind, now) for chain in self.sensors)
+
+    def close(self) -> None:
+        """Close every sensor chain and the deck registry. A controller that polls the chains
+        closes them itself; it then closes only :attr:`model`."""
+        if self._closed:
+            return
+        self._closed = True
+        for chain in self.sensors:
+            chain.close()
+        self.model.close()
+
+
+class PacedClock:
+    """The table's simulated clock made to follow real time (``run --sim``)."""
+
+    def __init__(self, table: SimTable) -> None:
+        self._table = table
+        self._base = table.clock()
+        self._start = time.monotonic()
+
+    def __call__(self) -> float:
+        return self._table.advance_to(self._base + time.monotonic() - self._start)
+
