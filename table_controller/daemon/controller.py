@@ -10,7 +10,8 @@
         +--> Journal (SQLite, every observation, request, alert, hand + PHH)
         +--> EventBus (public channel without hole cards, floor channel with them)
         +--> AlertOutputs (red and amber lamps, buzzer)
-        +--> on_output (whoever drives the controller: the scenario runner, continuous play)
+        +--> on_output (whoever drives the controller: the scenario runner, continuous play,
+                        the dealer station)
 
 Time is ``clock()`` (monotonic seconds); wall time is derived from it for what is published.
 Fault isolation: a sensor that raises is logged and polled again next time; an observation the
@@ -190,7 +191,7 @@ class Controller:
             hook()
         except Exception:
             if not self._hook_failing:  # once per outage: hooks run 50 times a second
-                log.exception("after-step hook failed; calling it again every loop")
+                log.exception("on_step hook failed; calling it again every loop")
             self._hook_failing = True
         else:
             self._hook_failing = False
