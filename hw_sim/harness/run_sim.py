@@ -9,7 +9,7 @@ first deck's top cards and the dealer's pace.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
 
@@ -17,7 +17,7 @@ from hw_sim.devices.sim_table import PacedClock, SimTable
 from hw_sim.harness.console_dealer import ConsoleDealer
 from table_controller.config import TableConfig
 from table_controller.daemon.build import Devices, build_controller
-from table_controller.daemon.controller import Controller
+from table_controller.daemon.controller import Command, Controller
 from table_controller.monitor import DealingMonitor
 
 
@@ -28,17 +28,20 @@ def sim_devices(config: TableConfig, monitor: DealingMonitor,
                      sensors=monitor.config.sensors, first_order=config.sim.deck_order)
     closers.append(table.close)
     dealer = ConsoleDealer(table, move_interval=config.sim.move_interval,
-                           deal_order=monitor.deal_order)
+                           deal_order=monitor.deal_order,
+                           open_alerts=lambda: monitor.open_alerts, rules=monitor.config.rules)
     return Devices(sensors=[dealer, *table.sensors], outputs=table.outputs(),
                    clock=PacedClock(table), commands=dealer.commands(), status=dealer.status,
                    close=[table.model.close])
 
 
-def build_sim_controller(config: TableConfig, *, seed: int | None = None) -> Controller:
+def build_sim_controller(config: TableConfig, *, seed: int | None = None,
+                         commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
+                         ) -> Controller:
     """The controller of ``run --sim``: journal and bus as configured, the simulated devices.
     The simulated table has no antenna or camera over the shuffler tray, so the stub is not
-    checked at the green button."""
+    checked at the green button. ``commands``: more console commands (the dealer station's)."""
     return build_controller(
         config, devices=partial(sim_devices, seed=seed),
         monitor_config=replace(config.table.monitor, stub_visible=False),
-        run_notes={"sim": True})
+        run_notes={"sim": True}, commands=commands)

@@ -1,11 +1,12 @@
 """``table-controller run --config table.toml``: the controller on the table's devices;
 ``table-controller run --sim [--config table.toml]``: the same controller on the simulated table
-(docs/running.md).
+(docs/running.md). Both serve the dealer station's page (``[station]``, docs/station.md).
 
-Prints one ``ready`` line with the bus endpoints once everything is open, runs until SIGINT or
-SIGTERM, then closes the devices, the bus and the journal (everything written is kept).
-Exit status: 0 after a clean stop; 2 the configuration is invalid (the message names the file,
-the key and the problem); 1 a device, the journal or the bus could not be opened.
+Prints one ``ready`` line with the bus endpoints and the station's address once everything is
+open, runs until SIGINT or SIGTERM, then closes the station, the devices, the bus and the
+journal (everything written is kept). Exit status: 0 after a clean stop; 2 the configuration is
+invalid (the message names the file, the key and the problem); 1 a device, the journal, the bus
+or the station's address could not be opened.
 """
 
 from __future__ import annotations
@@ -59,14 +60,27 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.journal:
         config = replace(config, journal=Path(args.journal))
+    from table_controller.station import Station, StationError
+
+    # The station's commands are the console's too; its page only with an address.
+    station = Station(config.station, sim=args.sim)
+    served = config.station.listen is not None
     try:
         if args.sim:
             from hw_sim.harness.run_sim import build_sim_controller
 
-            controller = build_sim_controller(config, seed=args.seed)
+            controller = build_sim_controller(config, seed=args.seed,
+                                              commands=station.commands())
         else:
-            controller = build_controller(config)
+            controller = build_controller(config, commands=station.commands())
     except StartError as exc:
+        print(f"run: cannot start: {exc}", file=sys.stderr)
+        return 1
+    try:
+        station.attach(controller, serve=served, views=served)
+    except StationError as exc:
+        station.close()
+        controller.close()
         print(f"run: cannot start: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
@@ -81,12 +95,14 @@ def run(args: argparse.Namespace) -> int:
         console = controller.console
         print(f"ready: public {bus.public_endpoint if bus else '-'} floor "
               f"{(bus.floor_endpoint if bus else None) or '-'} console "
-              f"{console.endpoint if console else '-'} journal {config.journal}",
+              f"{console.endpoint if console else '-'} station {station.url or '-'} "
+              f"journal {config.journal}",
               flush=True)
         controller.run(stop)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        station.close()
         controller.close()
     print("stopped", flush=True)
     return 0

@@ -70,14 +70,17 @@ def _config_summary(config: TableConfig, notes: Mapping[str, Any]) -> str:
 
 def build_controller(config: TableConfig, *, devices: OpenDevices | None = None,
                      monitor_config: MonitorConfig | None = None,
-                     run_notes: Mapping[str, Any] | None = None) -> Controller:
+                     run_notes: Mapping[str, Any] | None = None,
+                     commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
+                     ) -> Controller:
     """The controller for ``config``. ``devices``: how its devices are opened (default
     :func:`table_devices`); ``monitor_config`` replaces the configuration's; ``run_notes``
-    are added to the configuration summary the journal keeps for this run."""
+    are added to the configuration summary the journal keeps for this run; ``commands``: more
+    console commands (the dealer station's, docs/station.md)."""
     closers: list[Callable[[], None]] = []
     try:
         return _build(config, devices or table_devices, monitor_config, run_notes or {},
-                      closers)
+                      commands or {}, closers)
     except Exception:
         for close in reversed(closers):
             with contextlib.suppress(Exception):  # best effort; the first error is reported
@@ -87,6 +90,7 @@ def build_controller(config: TableConfig, *, devices: OpenDevices | None = None,
 
 def _build(config: TableConfig, open_devices: OpenDevices,
            monitor_config: MonitorConfig | None, run_notes: Mapping[str, Any],
+           commands: Mapping[str, tuple[Command, frozenset[str]]],
            closers: list[Callable[[], None]]) -> Controller:
     table = build_table(config)
     monitor = DealingMonitor(table, config=monitor_config or config.table.monitor)
@@ -109,7 +113,8 @@ def _build(config: TableConfig, open_devices: OpenDevices,
                             wall_clock=lambda: datetime.now(UTC),
                             phh_context=Context(seat_count=config.table.seats,
                                                 table=config.table.name),
-                            commands=devices.commands, also_close=devices.close,
+                            commands={**(devices.commands or {}), **commands},
+                            also_close=devices.close,
                             extra_status=devices.status)
     journal.start_run(t=clock(), wall=controller.wall(clock()).isoformat(timespec="milliseconds"),
                       table_name=config.table.name, config=_config_summary(config, run_notes))
