@@ -1,6 +1,7 @@
 """``table-controller run --config table.toml``: the controller on the table's devices;
-``table-controller run --sim [--config table.toml]``: the same controller on the simulated table
-(docs/running.md).
+``table-controller run --sim [--config table.toml] [--manual] [--error-rate R]``: the same
+controller on the simulated table, playing by itself (or, with ``--manual``, driven from the
+console) (docs/running.md).
 
 Prints one ``ready`` line with the bus endpoints once everything is open, runs until SIGINT or
 SIGTERM, then closes the devices, the bus and the journal (everything written is kept).
@@ -31,6 +32,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="run on the simulated table's devices (RFID over a pty, GPIO)")
     parser.add_argument("--seed", type=int,
                         help="--sim: seed of the decks (overrides [sim] seed)")
+    parser.add_argument("--manual", action="store_true",
+                        help="--sim: the console's clients deal and play (sim_press, sim_deal, "
+                             "action, ...); default: the simulated station plays by itself")
+    parser.add_argument("--error-rate", type=float, default=0.05,
+                        help="--sim: fraction of hands with a dealer error (default 0.05)")
     parser.add_argument("--journal", help="journal file (overrides [journal] path)")
     parser.add_argument("--log-level", default="INFO",
                         choices=("DEBUG", "INFO", "WARNING", "ERROR"))
@@ -49,11 +55,15 @@ def run(args: argparse.Namespace) -> int:
         print("run: give --config FILE (a table) or --sim (the simulated table)",
               file=sys.stderr)
         return 2
+    if not 0.0 <= args.error_rate <= 1.0:
+        print(f"run: --error-rate {args.error_rate}: a fraction between 0 and 1",
+              file=sys.stderr)
+        return 2
     try:
         if args.config:
-            config = load_config(args.config)
+            config = load_config(args.config, sim=args.sim)
         else:
-            config = parse_config(SIM_DEFAULTS, path="<--sim defaults>")
+            config = parse_config(SIM_DEFAULTS, path="<--sim defaults>", sim=True)
     except TableConfigError as exc:
         print(f"invalid configuration: {exc}", file=sys.stderr)
         return 2
@@ -63,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         if args.sim:
             from hw_sim.harness.run_sim import build_sim_controller
 
-            controller = build_sim_controller(config, seed=args.seed)
+            controller = build_sim_controller(config, seed=args.seed, manual=args.manual,
+                                              error_rate=args.error_rate)
         else:
             controller = build_controller(config)
     except StartError as exc:
