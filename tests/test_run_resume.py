@@ -52,8 +52,8 @@ def test_sigkill_mid_hand_then_restart_carries_the_table_on(
             first = j.all_hands()
         finally:
             j.close()
-        killed = [h for h in first if h.run == 1 and h.number == max(
-            x.number for x in first if x.run == 1)][0]
+        last = max(x.number for x in first if x.run == 1)
+        killed = next(h for h in first if h.run == 1 and h.number == last)
         wait_for_hand(journal_path, started=killed.number + 1,
                       deadline=time.monotonic() + 60)
     finally:
