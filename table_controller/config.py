@@ -16,7 +16,9 @@ is a documented example and docs/running.md describes every key. Sections:
   given);
 - ``[decks]`` (``db``), ``[journal]`` (``path``), ``[bus]`` (``public``, ``floor``, ``console``);
 - ``[sim]``: only for ``run --sim``: ``seed``, ``deck_order`` (the first deck's top cards),
-  ``move_interval`` (seconds between two of the simulated dealer's movements);
+  ``move_interval`` (seconds between two of the simulated dealer's movements). With ``sim=True``
+  (``run --sim``) the device sections ([rfid], [decks], [gpio], [camera]) are not required: the
+  simulated table stands in for them.
 - ``[station]``: the dealer station's web page (docs/station.md): ``listen`` (``HOST:PORT``,
   loopback by default, ``"none"``: no station), ``token`` (required on any other address),
   ``clock_time`` and ``clock_count`` (the called clock's minute and final count).
@@ -191,8 +193,9 @@ def _resolve(base: Path, text: str) -> Path:
     return p if p.is_absolute() else base / p
 
 
-def load_config(path: str | Path) -> TableConfig:
-    """Read and check the table's configuration file; :class:`TableConfigError` on any problem."""
+def load_config(path: str | Path, *, sim: bool = False) -> TableConfig:
+    """Read and check the table's configuration file; :class:`TableConfigError` on any problem.
+    ``sim``: for the simulated table (no device section is required)."""
     name = str(path)
     try:
         raw = Path(path).read_bytes()
@@ -206,13 +209,14 @@ def load_config(path: str | Path) -> TableConfig:
             f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise TableConfigError(f"{name}: not valid TOML: {exc}") from None
-    return parse_config(data, path=name, base=Path(name).resolve().parent)
+    return parse_config(data, path=name, base=Path(name).resolve().parent, sim=sim)
 
 
 def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
-                 base: Path | None = None) -> TableConfig:
+                 base: Path | None = None, sim: bool = False) -> TableConfig:
     """Check a parsed configuration (``path`` names it in errors, ``base`` anchors relative
-    paths, default the working folder)."""
+    paths, default the working folder). ``sim``: the simulated table's devices stand in for
+    the table's, so [rfid], [decks] and [camera] are not required by ``table.sensors``."""
     base = base or Path.cwd()
     _Reader(path, "(top level)", data)  # the document itself must be a table
     unknown = sorted(set(data) - _TOP_KEYS)
@@ -224,7 +228,7 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
     rfid = _section(path, data, "rfid", lambda d: RfidConfig.from_dict(d), RfidConfigError)
     gpio = _section(path, data, "gpio", lambda d: GpioConfig.from_dict(d), GpioConfigError)
     camera = _camera(path, data.get("camera"), base)
-    for sensor in sorted(table.monitor.sensors):
+    for sensor in sorted(table.monitor.sensors) if not sim else ():
         if sensor == "rfid" and rfid is None:
             raise TableConfigError(
                 f"{path}: table.sensors: names rfid but there is no [rfid] section")
@@ -236,7 +240,7 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
         decks = _Reader(path, "decks", data["decks"])
         decks.only(frozenset({"db"}))
         decks_db = decks.path_of("db", base)
-    if rfid is not None and decks_db is None:
+    if rfid is not None and decks_db is None and not sim:
         raise TableConfigError(f"{path}: decks.db: required with [rfid] (the tag -> card registry, "
                           "table-controller deck)")
     journal = _Reader(path, "journal", data.get("journal", {}))

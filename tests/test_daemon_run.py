@@ -82,7 +82,7 @@ def stop(proc: subprocess.Popen[str], signum: int) -> tuple[int, str, str]:
 def test_run_sim_plays_through_the_console_and_stops_on_sigterm(tmp_path: Path) -> None:
     cfg = tmp_path / "table.toml"
     cfg.write_text(config_text(tmp_path))
-    proc, ready = start(["run", "--sim", "--config", str(cfg)], tmp_path)
+    proc, ready = start(["run", "--sim", "--manual", "--config", str(cfg)], tmp_path)
     try:
         assert f"console ipc://{tmp_path}/console" in ready
         assert re.search(r" station http://127\.0\.0\.1:\d+ journal ", ready), ready

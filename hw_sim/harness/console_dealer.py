@@ -87,6 +87,11 @@ class ConsoleDealer:
         self._job = _Job(work)
         self._next_move = 0.0
 
+    def perform(self, what: str, work: Callable[[], None]) -> None:
+        """The dealer does ``work`` with the table's dealer, one movement per
+        :attr:`move_interval` (a dealer error or a remedy the simulated station makes)."""
+        self._start(what, work)
+
     def press(self) -> None:
         """The dealer presses the green button."""
         if self._job is not None:
