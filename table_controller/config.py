@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +35,15 @@ from firmware_bridge.rfid_config import RfidConfig, RfidConfigError
 from table_controller.engine import ConfigError as EngineConfigError
 from table_controller.engine import GameConfig, Structure
 from table_controller.monitor import MonitorConfig, MonitorError
+from table_controller.monitor.fusion import sensor_lag
 from table_controller.vocabulary.cards import Card, CardError, parse_card
 
 GAMES: Mapping[str, Structure] = {"nlhe": Structure.NO_LIMIT, "plhe": Structure.POT_LIMIT,
                                   "flhe": Structure.FIXED_LIMIT}
 CAMERA_KEYS = frozenset({"source", "deck", "templates", "width", "height", "card_height",
-                         "confirm_frames", "zones"})
+                         "confirm_frames", "frame_rate", "zones"})
+DEFAULT_FRAME_RATE = 10.0
+"""Frames per second the camera's frames are analysed at, at least (``[camera] frame_rate``)."""
 DEFAULT_PUBLIC = "tcp://127.0.0.1:5556"
 DEFAULT_FLOOR = "tcp://127.0.0.1:5557"
 DEFAULT_CONSOLE = "tcp://127.0.0.1:5558"
@@ -69,6 +72,9 @@ class CameraSettings:
     deck: str | None
     templates: Path | None
     raw: Mapping[str, Any]
+    confirm_frames: int = 3
+    drop_frames: int = 5
+    frame_rate: float = DEFAULT_FRAME_RATE
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -207,6 +213,10 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
         if sensor == "camera" and camera is None:
             raise ConfigError(f"{path}: table.sensors: names camera but there is no [camera] "
                               "section")
+    if rfid is not None and camera is not None and len(table.monitor.sensors) == 2:
+        table = replace(table, monitor=replace(table.monitor, sensor_lag=sensor_lag(
+            hold_time=rfid.reader.hold_time, confirm_frames=camera.confirm_frames,
+            drop_frames=camera.drop_frames, frame_rate=camera.frame_rate)))
     decks_db = None
     if "decks" in data:
         decks = _Reader(path, "decks", data["decks"])
@@ -339,11 +349,17 @@ def _camera(path: str, raw: Any, base: Path) -> CameraSettings | None:
         raise r.error("source", f"{source!r} is not a camera index, file, URL or picamera2")
     deck = r.text("deck") if "deck" in r.data else None
     templates = r.path_of("templates", base) if "templates" in r.data else None
+    frame_rate = r.number("frame_rate", DEFAULT_FRAME_RATE, low=0.5, high=240.0)
     from vision.calibration import CalibrationError, config_from_mapping  # OpenCV: only here
+    from vision.tracker import CardTracker
 
     try:
-        config_from_mapping({k: v for k, v in r.data.items() if k != "templates"},
-                            where=f"{path}: camera")
+        vision = config_from_mapping({k: v for k, v in r.data.items()
+                                      if k not in ("templates", "frame_rate")},
+                                     where=f"{path}: camera")
     except CalibrationError as exc:
         raise ConfigError(str(exc).replace("[vision", "[camera")) from None
-    return CameraSettings(source=source, deck=deck, templates=templates, raw=dict(r.data))
+    tracker = CardTracker(confirm_frames=vision.confirm_frames)  # its drop count, as built
+    return CameraSettings(source=source, deck=deck, templates=templates, raw=dict(r.data),
+                          confirm_frames=vision.confirm_frames, drop_frames=tracker.drop_frames,
+                          frame_rate=frame_rate)

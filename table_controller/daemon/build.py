@@ -65,12 +65,14 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
     table = build_table(config)
     monitor_config = config.table.monitor
     if sim:  # the simulator covers no shuffler tray
+        from table_controller.daemon.simtable import sensor_lag
         from table_controller.monitor import MonitorConfig
 
         monitor_config = MonitorConfig(rules=monitor_config.rules,
                                        sensors=monitor_config.sensors,
                                        settle_time=monitor_config.settle_time,
-                                       stub_visible=False)
+                                       stub_visible=False,
+                                       sensor_lag=sensor_lag(monitor_config.sensors))
     monitor = DealingMonitor(table, config=monitor_config)
     try:
         journal = Journal.open(config.journal)
