@@ -16,9 +16,9 @@ Publishing never blocks and never raises: a message the socket refuses is kept (
 :data:`OUTBOX_LIMIT`) and sent again on the next :meth:`EventBus.publish` or
 :meth:`EventBus.retry`; failures are logged once per outage.
 
-The console channel is a REP socket (``bus.console``): the console sends one JSON object, the
-controller answers one JSON object (``{"ok": true, ...}`` or ``{"ok": false, "error": ...}``).
-See docs/running.md for the requests.
+The console channel is a REP socket (``bus.console``): the console sends one JSON object in one
+frame (bounded, :mod:`.console_input`), the controller answers one JSON object (``{"ok": true,
+...}`` or ``{"ok": false, "error": ...}``). See docs/running.md for the requests.
 """
 
 from __future__ import annotations
@@ -33,23 +33,34 @@ from typing import Any
 
 import zmq
 
+from table_controller.daemon.console_input import (
+    MAX_FRAME_BYTES,
+    RequestError,
+    decode,
+    summary,
+)
+
 log = logging.getLogger(__name__)
 
 TOPICS = ("alert", "hand_start", "hand_end", "action", "sensor")
 OUTBOX_LIMIT = 10_000
-MAX_REQUEST_BYTES = 64 * 1024
 
 
 class BusError(RuntimeError):
     """An endpoint cannot be bound; the text names it."""
 
 
-def _bind(ctx: zmq.Context[Any], kind: int, endpoint: str) -> zmq.Socket[Any]:
+def _bind(ctx: zmq.Context[Any], kind: int, endpoint: str, *,
+          options: Mapping[int, int] | None = None) -> zmq.Socket[Any]:
+    """A socket of ``kind`` bound to ``endpoint``; ``options`` are set before the bind (libzmq
+    applies some, such as ``MAXMSGSIZE``, only to connections made after they are set)."""
     if endpoint.startswith("ipc://"):  # the socket file's folder, e.g. /run/table-controller
         with contextlib.suppress(OSError):
             Path(endpoint[len("ipc://"):]).parent.mkdir(parents=True, exist_ok=True)
     sock: zmq.Socket[Any] = ctx.socket(kind)
     sock.setsockopt(zmq.LINGER, 500)
+    for option, value in (options or {}).items():
+        sock.setsockopt(option, value)
     try:
         sock.bind(endpoint)
     except zmq.ZMQError as exc:
@@ -125,49 +136,67 @@ class EventBus:
 
 
 Handler = Callable[[Any], dict[str, Any]]
+Refused = Callable[[str, str], None]
+"""Told of a request refused before it was parsed: ``(summary, reason)`` (for the journal)."""
 
 
 class ConsoleServer:
     """The REP socket the dealer console talks to. :meth:`serve` answers the requests waiting
     (each through ``handler``) and returns how many it answered; every request gets exactly one
-    answer, also when it is not JSON or the handler fails."""
+    answer, also when it is too large, in several frames, not JSON, nested too deep, not an
+    object (:func:`console_input.decode`), or the handler fails. Frames over
+    :data:`console_input.MAX_FRAME_BYTES` are refused by libzmq itself (``MAXMSGSIZE``, set
+    before the bind): it closes that sender's connection."""
 
     def __init__(self, endpoint: str, *, context: zmq.Context[Any] | None = None) -> None:
         self._ctx = context or zmq.Context.instance()
-        self._sock = _bind(self._ctx, zmq.REP, endpoint)
-        self._sock.setsockopt(zmq.MAXMSGSIZE, MAX_REQUEST_BYTES)
+        self._sock = _bind(self._ctx, zmq.REP, endpoint,
+                           options={zmq.MAXMSGSIZE: MAX_FRAME_BYTES, zmq.RCVHWM: 64})
         self.endpoint = EventBus._endpoint(self._sock)
         self._poller = zmq.Poller()
         self._poller.register(self._sock, zmq.POLLIN)
+        self.refused = 0
 
-    def serve(self, handler: Handler, *, timeout: float = 0.0, limit: int = 32) -> int:
+    def serve(self, handler: Handler, *, timeout: float = 0.0, limit: int = 32,
+              refused: Refused | None = None) -> int:
         """Wait up to ``timeout`` seconds for a request; answer those waiting (at most
-        ``limit``)."""
+        ``limit``). ``refused`` is told of each request refused before the handler."""
         answered = 0
         wait_ms = max(0, int(timeout * 1000))
         while answered < limit and self._poller.poll(wait_ms if answered == 0 else 0):
             try:
-                raw = self._sock.recv(flags=zmq.NOBLOCK)
+                frames = self._sock.recv_multipart(flags=zmq.NOBLOCK)
             except zmq.Again:
                 break
-            reply = self._answer(handler, raw)
+            reply = self._answer(handler, frames, refused)
             try:
-                self._sock.send(json.dumps(reply).encode(), flags=zmq.NOBLOCK)
+                body = json.dumps(reply).encode()
+            except (TypeError, ValueError) as exc:
+                body = json.dumps({"ok": False, "error": f"internal error: answer not JSON: "
+                                   f"{exc}"}).encode()
+            try:
+                self._sock.send(body, flags=zmq.NOBLOCK)
             except zmq.ZMQError as exc:  # the console went away; REP resets for the next one
                 log.warning("console: reply not sent: %s", exc)
             answered += 1
         return answered
 
-    @staticmethod
-    def _answer(handler: Handler, raw: bytes) -> dict[str, Any]:
+    def _answer(self, handler: Handler, frames: list[bytes],
+                refused: Refused | None) -> dict[str, Any]:
         try:
-            request = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return {"ok": False, "error": f"not a JSON request: {exc}"}
+            request = decode(frames)
+        except RequestError as exc:
+            self.refused += 1
+            if refused is not None:
+                try:
+                    refused(summary(frames), str(exc))
+                except Exception:  # recording a refusal must not cost the answer
+                    log.exception("console: a refused request could not be recorded")
+            return {"ok": False, "error": str(exc)}
         try:
             return handler(request)
         except Exception as exc:  # the table goes on; the console is told
-            log.exception("console: request %r failed", request)
+            log.exception("console: request %.200r failed", request)
             return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
 
     def close(self) -> None:

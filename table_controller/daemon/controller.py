@@ -29,6 +29,12 @@ from typing import Any, Protocol
 
 from firmware_bridge.outputs import AlertOutputs
 from table_controller.daemon.bus import ConsoleServer, EventBus
+from table_controller.daemon.console_input import (
+    RequestError,
+    RequestJournal,
+    betting_word,
+    check_fields,
+)
 from table_controller.daemon.journal import Journal
 from table_controller.daemon.redact import HoleCards
 from table_controller.engine import EngineError, Hand
@@ -101,6 +107,7 @@ class Controller:
         self._sensor_failing: set[str] = set()
         self._tick_failing = False
         self.alerts: list[dict[str, Any]] = []  # every alert of this run, floor form
+        self.requests = RequestJournal()  # console requests into the journal, bounded
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
             "resolve": (self._resolve, frozenset({"code"})),
@@ -153,7 +160,7 @@ class Controller:
             self.observe(obs)
         self._call(lambda: self.monitor.tick(now), now)
         if self.console is not None:
-            self.console.serve(self.handle, timeout=wait)
+            self.console.serve(self.handle, timeout=wait, refused=self._refused)
         if self.outputs is not None:
             self.outputs.update(self.clock())
         if self.journal is not None and self.journal.pending:
@@ -303,6 +310,7 @@ class Controller:
         try:
             if not isinstance(request, dict):
                 raise ConsoleError(f"a request is a JSON object, not {type(request).__name__}")
+            check_fields(request, seats=self.table.seats, stacks=self.table.stacks)
             cmd = request.get("cmd")
             entry = self._commands.get(cmd) if isinstance(cmd, str) else None
             if entry is None:
@@ -314,15 +322,14 @@ class Controller:
                 raise ConsoleError(f"{cmd}: unknown field {unknown[0]!r}"
                                    + (f" (known: {', '.join(sorted(keys))})" if keys else ""))
             alerts = fn(request, t)
-        except (ConsoleError, MonitorError, EngineError) as exc:
+        except (ConsoleError, RequestError, MonitorError, EngineError) as exc:
             error = str(exc)
             alerts = []
         hand = self.monitor.hand
         if number is None and hand is not None:
             number = hand.number  # the request started it
-        if self.journal is not None:
-            self.journal.record_console(request if isinstance(request, dict) else repr(request),
-                                        t=t, wall=self._stamp(t), hand=number, error=error)
+        self.requests.record(self.journal, request, t=t, wall=self._stamp(t), hand=number,
+                             error=error)
         if error is not None:
             return {"ok": False, "error": error}
         if request.get("cmd") != "status":
@@ -330,6 +337,13 @@ class Controller:
             self._publish("action", event, event)
         self._after(alerts, t)
         return {"ok": True, "alerts": self.alerts[alerts_before:], **self.status()}
+
+    def _refused(self, summary: str, error: str) -> None:
+        """A request the console server refused before parsing it (size, frames, not JSON)."""
+        t = self.clock()
+        hand = self.monitor.hand
+        self.requests.record(self.journal, summary, t=t, wall=self._stamp(t),
+                             hand=None if hand is None else hand.number, error=error)
 
     def status(self) -> dict[str, Any]:
         hand = self.monitor.hand
@@ -350,6 +364,7 @@ class Controller:
                                "and resolve it first")
         action = ConsoleAction(_field(r, "seat", int), _field(r, "kind", str),
                                _field(r, "amount", int, required=False), t)
+        betting_word(self.monitor.hand, action.seat, action.kind)
         return self.monitor.console(action)
 
     def _resolve(self, r: Mapping[str, Any], t: float) -> list[Alert]:
