@@ -12,7 +12,8 @@ is a documented example and docs/running.md describes every key. Sections:
 - ``[camera]``: source, deck, frame size and zone polygons, parsed by
   :func:`vision.calibration.config_from_mapping` (OpenCV is imported only when the section is
   given);
-- ``[decks]`` (``db``), ``[journal]`` (``path``), ``[bus]`` (``public``, ``floor``, ``console``);
+- ``[decks]`` (``db``), ``[journal]`` (``path``), ``[bus]`` (``public``, ``floor``, ``console``,
+  ``keys``: a channel off loopback needs the CurveZMQ key folder), ``[access]`` (``group``);
 - ``[sim]``: only for ``run --sim``: ``seed``, ``deck_order`` (the first deck's top cards),
   ``move_interval`` (seconds between two of the simulated dealer's movements).
 
@@ -24,6 +25,8 @@ file's folder.
 
 from __future__ import annotations
 
+import grp
+import ipaddress
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -82,6 +85,23 @@ class BusSettings:
     public: str = DEFAULT_PUBLIC
     floor: str | None = DEFAULT_FLOOR
     console: str = DEFAULT_CONSOLE
+    keys: Path | None = None  # CurveZMQ key folder (daemon/curve.py); required off loopback
+
+    def endpoints(self) -> dict[str, str]:
+        """Config key -> endpoint of every channel bound."""
+        out = {"public": self.public, "console": self.console}
+        if self.floor is not None:
+            out["floor"] = self.floor
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccessSettings:
+    """``[access] group``: the group that may read the journal and key files and connect to
+    the ipc sockets besides the controller's user (``gid`` its number)."""
+
+    group: str | None = None
+    gid: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,10 +123,11 @@ class TableConfig:
     journal: Path
     bus: BusSettings
     sim: SimSettings = field(default_factory=SimSettings)
+    access: AccessSettings = field(default_factory=AccessSettings)
 
 
 _TOP_KEYS = frozenset({"table", "players", "rfid", "gpio", "camera", "decks", "journal", "bus",
-                       "sim"})
+                       "sim", "access"})
 _TABLE_KEYS = frozenset({"name", "seats", "game", "small_blind", "big_blind", "ante", "small_bet",
                          "big_bet", "button", "rules", "sensors", "settle_time", "stub_visible"})
 
@@ -227,19 +248,20 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
                           "table-controller deck)")
     journal = _Reader(path, "journal", data.get("journal", {}))
     journal.only(frozenset({"path"}))
-    bus = _Reader(path, "bus", data.get("bus", {}))
-    bus.only(frozenset({"public", "floor", "console"}))
-    floor: str | None = DEFAULT_FLOOR
-    if "floor" in bus.data:
-        floor = bus.text("floor")
-        floor = None if floor == "none" else _endpoint(bus, "floor", floor)
-    settings = BusSettings(public=_endpoint(bus, "public", bus.text("public", DEFAULT_PUBLIC)),
-                           floor=floor,
-                           console=_endpoint(bus, "console", bus.text("console",
-                                                                      DEFAULT_CONSOLE)))
+    settings = _bus(_Reader(path, "bus", data.get("bus", {})), base)
+    access = _Reader(path, "access", data.get("access", {}))
+    access.only(frozenset({"group"}))
+    group = access.text("group") if "group" in access.data else None
+    gid = None
+    if group is not None:
+        try:
+            gid = grp.getgrnam(group).gr_gid
+        except KeyError:
+            raise access.error("group", f"{group!r}: no such group on this machine") from None
     return TableConfig(path=path, table=table, players=players, rfid=rfid, gpio=gpio,
                        camera=camera, decks_db=decks_db,
                        journal=journal.path_of("path", base, "journal.sqlite"), bus=settings,
+                       access=AccessSettings(group=group, gid=gid),
                        sim=_sim(_Reader(path, "sim", data.get("sim", {}))))
 
 
@@ -261,6 +283,46 @@ def _sim(r: _Reader) -> SimSettings:
         cards.append(card)
     return SimSettings(seed=r.integer("seed", 1, low=0), deck_order=tuple(cards),
                        move_interval=r.number("move_interval", 0.3, low=0.05, high=10.0))
+
+
+def _bus(bus: _Reader, base: Path) -> BusSettings:
+    bus.only(frozenset({"public", "floor", "console", "keys"}))
+    floor: str | None = DEFAULT_FLOOR
+    if "floor" in bus.data:
+        floor = bus.text("floor")
+        floor = None if floor == "none" else _endpoint(bus, "floor", floor)
+    keys = bus.path_of("keys", base) if "keys" in bus.data else None
+    settings = BusSettings(public=_endpoint(bus, "public", bus.text("public", DEFAULT_PUBLIC)),
+                           floor=floor,
+                           console=_endpoint(bus, "console", bus.text("console",
+                                                                      DEFAULT_CONSOLE)),
+                           keys=keys)
+    if keys is None:
+        for name, endpoint in settings.endpoints().items():
+            if not is_local(endpoint):
+                raise bus.error(name, f"{endpoint} is not a loopback or ipc:// endpoint: set "
+                                "bus.keys to a key folder (table-controller keys new FOLDER) "
+                                "so it is bound with CurveZMQ, or bind it to 127.0.0.1")
+    return settings
+
+
+def is_local(endpoint: str) -> bool:
+    """``ipc://``, ``inproc://``, or ``tcp://`` on a loopback address (127.0.0.0/8, ::1,
+    localhost): reachable from this machine only."""
+    if endpoint.startswith(("ipc://", "inproc://")):
+        return True
+    if not endpoint.startswith("tcp://"):
+        return False
+    host = endpoint[len("tcp://"):].rpartition(":")[0]
+    if ";" in host:  # tcp://source;host:port: what is bound is the host
+        host = host.rpartition(";")[2]
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # an interface name or "*": every or some other address
+        return False
 
 
 def _endpoint(reader: _Reader, key: str, value: str) -> str:

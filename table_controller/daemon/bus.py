@@ -6,7 +6,7 @@ Events are two-frame messages ``[topic, json]`` (UTF-8) on two PUB sockets:
   removed from ``cards`` and from their text (alerts.md: hole cards appear only on channels
   allowed to carry them); no card observations.
 - **floor** (``bus.floor``): the dealer display, the floor and the surveillance room: every
-  alert with every card. Bind it to ``ipc://`` or a private interface only.
+  alert with every card. Bind it to ``ipc://``, or off loopback with CurveZMQ (:mod:`.curve`).
 
 Topics: ``alert`` (the alerts.md object), ``hand_start``, ``hand_end``, ``action`` (each console
 request the controller accepted), ``sensor`` (a sensor went offline or came back). A SUB socket
@@ -29,16 +29,20 @@ import logging
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import zmq
 
+from table_controller.daemon.access import FileAccess
 from table_controller.daemon.console_input import (
     MAX_FRAME_BYTES,
     RequestError,
     decode,
     summary,
 )
+
+if TYPE_CHECKING:
+    from table_controller.daemon.curve import ClientKeys, CurveServer
 
 log = logging.getLogger(__name__)
 
@@ -51,19 +55,25 @@ class BusError(RuntimeError):
 
 
 def _bind(ctx: zmq.Context[Any], kind: int, endpoint: str, *,
-          options: Mapping[int, int] | None = None) -> zmq.Socket[Any]:
-    """A socket of ``kind`` bound to ``endpoint``; ``options`` are set before the bind (libzmq
-    applies some, such as ``MAXMSGSIZE``, only to connections made after they are set)."""
+          options: Mapping[int, int | bytes] | None = None,
+          curve: CurveServer | None = None, access: FileAccess | None = None
+          ) -> zmq.Socket[Any]:
+    """A socket of ``kind`` bound to ``endpoint``; ``options`` (and with ``curve`` the
+    CurveZMQ server's, for a tcp endpoint) are set before the bind: libzmq applies them only to
+    connections made after they are set. ``access``: the ipc socket file's owner and mode."""
+    options = {**(options or {}), **(curve.options(endpoint) if curve is not None else {})}
     if endpoint.startswith("ipc://"):  # the socket file's folder, e.g. /run/table-controller
         with contextlib.suppress(OSError):
             Path(endpoint[len("ipc://"):]).parent.mkdir(parents=True, exist_ok=True)
     sock: zmq.Socket[Any] = ctx.socket(kind)
     sock.setsockopt(zmq.LINGER, 500)
-    for option, value in (options or {}).items():
+    for option, value in options.items():
         sock.setsockopt(option, value)
     try:
         sock.bind(endpoint)
-    except zmq.ZMQError as exc:
+        if access is not None:
+            access.ipc(endpoint)
+    except (zmq.ZMQError, OSError) as exc:
         sock.close(0)
         raise BusError(f"cannot bind {endpoint}: {exc}") from None
     return sock
@@ -73,11 +83,13 @@ class EventBus:
     """The two PUB sockets. ``floor=None``: no private channel (nothing carries hole cards)."""
 
     def __init__(self, *, public: str, floor: str | None,
-                 context: zmq.Context[Any] | None = None) -> None:
+                 context: zmq.Context[Any] | None = None, curve: CurveServer | None = None,
+                 access: FileAccess | None = None) -> None:
         self._ctx = context or zmq.Context.instance()
-        self._public = _bind(self._ctx, zmq.PUB, public)
+        self._public = _bind(self._ctx, zmq.PUB, public, curve=curve, access=access)
         try:
-            self._floor = None if floor is None else _bind(self._ctx, zmq.PUB, floor)
+            self._floor = None if floor is None else _bind(self._ctx, zmq.PUB, floor,
+                                                           curve=curve, access=access)
         except BusError:
             self._public.close(0)
             raise
@@ -148,10 +160,12 @@ class ConsoleServer:
     :data:`console_input.MAX_FRAME_BYTES` are refused by libzmq itself (``MAXMSGSIZE``, set
     before the bind): it closes that sender's connection."""
 
-    def __init__(self, endpoint: str, *, context: zmq.Context[Any] | None = None) -> None:
+    def __init__(self, endpoint: str, *, context: zmq.Context[Any] | None = None,
+                 curve: CurveServer | None = None, access: FileAccess | None = None) -> None:
         self._ctx = context or zmq.Context.instance()
         self._sock = _bind(self._ctx, zmq.REP, endpoint,
-                           options={zmq.MAXMSGSIZE: MAX_FRAME_BYTES, zmq.RCVHWM: 64})
+                           options={zmq.MAXMSGSIZE: MAX_FRAME_BYTES, zmq.RCVHWM: 64},
+                           curve=curve, access=access)
         self.endpoint = EventBus._endpoint(self._sock)
         self._poller = zmq.Poller()
         self._poller.register(self._sock, zmq.POLLIN)
@@ -204,12 +218,16 @@ class ConsoleServer:
 
 
 def console_request(endpoint: str, request: Mapping[str, Any], *, timeout: float = 5.0,
-                    context: zmq.Context[Any] | None = None) -> dict[str, Any]:
+                    context: zmq.Context[Any] | None = None,
+                    keys: ClientKeys | None = None) -> dict[str, Any]:
     """Send one request to a controller's console endpoint and return its answer (a small
-    client for tools and tests). Raises :class:`TimeoutError` when no answer comes."""
+    client for tools and tests; ``keys`` for a CurveZMQ channel). Raises
+    :class:`TimeoutError` when no answer comes."""
     ctx = context or zmq.Context.instance()
     sock = ctx.socket(zmq.REQ)
     sock.setsockopt(zmq.LINGER, 0)
+    if keys is not None:
+        keys.apply(sock)
     try:
         sock.connect(endpoint)
         sock.send(json.dumps(request).encode())
