@@ -50,6 +50,7 @@ DEFAULT_FRAME_RATE = 10.0
 DEFAULT_PUBLIC = "tcp://127.0.0.1:5556"
 DEFAULT_FLOOR = "tcp://127.0.0.1:5557"
 DEFAULT_CONSOLE = "tcp://127.0.0.1:5558"
+DEFAULT_ALERTS = "tcp://127.0.0.1:5559"
 
 
 class ConfigError(ValueError):
@@ -85,6 +86,7 @@ class BusSettings:
     public: str = DEFAULT_PUBLIC
     floor: str | None = DEFAULT_FLOOR
     console: str = DEFAULT_CONSOLE
+    alerts: str | None = DEFAULT_ALERTS  # the acknowledged alert channel (ROUTER)
     keys: Path | None = None  # CurveZMQ key folder (daemon/curve.py); required off loopback
 
     def endpoints(self) -> dict[str, str]:
@@ -92,6 +94,8 @@ class BusSettings:
         out = {"public": self.public, "console": self.console}
         if self.floor is not None:
             out["floor"] = self.floor
+        if self.alerts is not None:
+            out["alerts"] = self.alerts
         return out
 
 
@@ -286,14 +290,15 @@ def _sim(r: _Reader) -> SimSettings:
 
 
 def _bus(bus: _Reader, base: Path) -> BusSettings:
-    bus.only(frozenset({"public", "floor", "console", "keys"}))
-    floor: str | None = DEFAULT_FLOOR
-    if "floor" in bus.data:
-        floor = bus.text("floor")
-        floor = None if floor == "none" else _endpoint(bus, "floor", floor)
+    bus.only(frozenset({"public", "floor", "console", "alerts", "keys"}))
+    optional: dict[str, str | None] = {"floor": DEFAULT_FLOOR, "alerts": DEFAULT_ALERTS}
+    for name in optional:
+        if name in bus.data:
+            value = bus.text(name)
+            optional[name] = None if value == "none" else _endpoint(bus, name, value)
     keys = bus.path_of("keys", base) if "keys" in bus.data else None
     settings = BusSettings(public=_endpoint(bus, "public", bus.text("public", DEFAULT_PUBLIC)),
-                           floor=floor,
+                           floor=optional["floor"], alerts=optional["alerts"],
                            console=_endpoint(bus, "console", bus.text("console",
                                                                       DEFAULT_CONSOLE)),
                            keys=keys)

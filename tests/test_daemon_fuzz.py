@@ -85,6 +85,7 @@ path = "journal.sqlite"
 public = "ipc://{tmp}/public"
 floor = "ipc://{tmp}/floor"
 console = "ipc://{tmp}/console"
+alerts = "ipc://{tmp}/alerts"
 [sim]
 move_interval = 0.05
 """)

@@ -30,6 +30,8 @@ def mode(path: Path) -> int:
 
 
 def config(tmp_path: Path, bus: str, extra: str = "") -> Path:
+    if "alerts =" not in bus:
+        bus += f'\nalerts = "ipc://{tmp_path}/alerts"'
     path = tmp_path / "table.toml"
     path.write_text(f"""
 [table]
@@ -64,7 +66,8 @@ def test_what_counts_as_local(endpoint: str, local: bool) -> None:
 @pytest.mark.parametrize("key, bus", [
     ("bus.public", 'public = "tcp://0.0.0.0:5556"'),
     ("bus.floor", 'floor = "tcp://*:5557"'),
-    ("bus.console", 'console = "tcp://192.168.1.4:5558"')])
+    ("bus.console", 'console = "tcp://192.168.1.4:5558"'),
+    ("bus.alerts", 'alerts = "tcp://0.0.0.0:5559"')])
 def test_off_loopback_without_keys_refuses_to_start(tmp_path: Path, key: str, bus: str,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--sim", "--config", str(config(tmp_path, bus))]) == 2
@@ -176,7 +179,7 @@ def test_journal_and_sockets_are_private(tmp_path: Path, group: str | None) -> N
         assert mode(journal) == file_mode
         for companion in ("journal.sqlite-wal", "journal.sqlite-shm"):
             assert mode(tmp_path / companion) == file_mode
-        for name in ("public", "floor", "console"):
+        for name in ("public", "floor", "console", "alerts"):
             assert mode(tmp_path / name) == socket_mode, name
     finally:
         code, _out, err = stop(proc, signal.SIGTERM)

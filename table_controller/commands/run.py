@@ -79,9 +79,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         bus = controller.bus
         console = controller.console
+        delivery = controller.delivery
         print(f"ready: public {bus.public_endpoint if bus else '-'} floor "
               f"{(bus.floor_endpoint if bus else None) or '-'} console "
-              f"{console.endpoint if console else '-'} journal {config.journal}",
+              f"{console.endpoint if console else '-'} alerts "
+              f"{(delivery.endpoint if delivery else None) or '-'} journal {config.journal}",
               flush=True)
         controller.run(stop)
     finally:

@@ -22,10 +22,12 @@ from typing import Any
 
 from table_controller.config import ConfigError, TableConfig
 from table_controller.daemon.access import FileAccess
+from table_controller.daemon.alert_delivery import AlertDelivery
 from table_controller.daemon.bus import BusError, ConsoleServer, EventBus
 from table_controller.daemon.controller import Controller, Sensor
 from table_controller.daemon.curve import CurveServer, KeysError, load_server_keys
 from table_controller.daemon.journal import Journal, JournalError
+from table_controller.daemon.sequence import Sequences
 from table_controller.engine import Table
 from table_controller.monitor import DealingMonitor
 from table_controller.phh import Context
@@ -90,12 +92,16 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
         raise StartError(f"journal {config.journal}: {exc.strerror or exc}") from None
     closers.append(journal.close)
     curve = _curve(config, closers)
+    sequences = Sequences(journal)
     try:
         bus = EventBus(public=config.bus.public, floor=config.bus.floor, curve=curve,
-                       access=access)
+                       access=access, sequences=sequences)
         closers.append(bus.close)
         console = ConsoleServer(config.bus.console, curve=curve, access=access)
         closers.append(console.close)
+        delivery = AlertDelivery(config.bus.alerts, journal=journal, sequences=sequences,
+                                 curve=curve, access=access)
+        closers.append(delivery.close)
     except BusError as exc:
         raise StartError(f"event bus: {exc}") from None
     sensors: list[Sensor] = []
@@ -130,7 +136,7 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
                             phh_context=Context(seat_count=config.table.seats,
                                                 table=config.table.name),
                             commands=commands, also_close=devices,
-                            extra_status=extra_status)
+                            extra_status=extra_status, delivery=delivery)
     journal.start_run(t=clock(), wall=controller.wall(clock()).isoformat(timespec="milliseconds"),
                       table_name=config.table.name,
                       config=_config_summary(config) if not sim else

@@ -40,6 +40,7 @@ from table_controller.daemon.console_input import (
     decode,
     summary,
 )
+from table_controller.daemon.sequence import Sequences
 
 if TYPE_CHECKING:
     from table_controller.daemon.curve import ClientKeys, CurveServer
@@ -54,7 +55,7 @@ class BusError(RuntimeError):
     """An endpoint cannot be bound; the text names it."""
 
 
-def _bind(ctx: zmq.Context[Any], kind: int, endpoint: str, *,
+def bind_socket(ctx: zmq.Context[Any], kind: int, endpoint: str, *,
           options: Mapping[int, int | bytes] | None = None,
           curve: CurveServer | None = None, access: FileAccess | None = None
           ) -> zmq.Socket[Any]:
@@ -84,11 +85,12 @@ class EventBus:
 
     def __init__(self, *, public: str, floor: str | None,
                  context: zmq.Context[Any] | None = None, curve: CurveServer | None = None,
-                 access: FileAccess | None = None) -> None:
+                 access: FileAccess | None = None, sequences: Sequences | None = None) -> None:
         self._ctx = context or zmq.Context.instance()
-        self._public = _bind(self._ctx, zmq.PUB, public, curve=curve, access=access)
+        self.sequences = sequences or Sequences()
+        self._public = bind_socket(self._ctx, zmq.PUB, public, curve=curve, access=access)
         try:
-            self._floor = None if floor is None else _bind(self._ctx, zmq.PUB, floor,
+            self._floor = None if floor is None else bind_socket(self._ctx, zmq.PUB, floor,
                                                            curve=curve, access=access)
         except BusError:
             self._public.close(0)
@@ -110,16 +112,25 @@ class EventBus:
         """Send ``public`` on the public channel and ``floor`` on the floor channel (either may
         be None: not sent there)."""
         if public is not None:
-            self._queue(self._public, topic, public)
+            self._queue(self._public, "public", topic, public)
         if floor is not None and self._floor is not None:
-            self._queue(self._floor, topic, floor)
+            self._queue(self._floor, "floor", topic, floor)
         self.retry()
 
-    def _queue(self, sock: zmq.Socket[Any], topic: str, payload: Mapping[str, Any]) -> None:
+    def seqs(self) -> dict[str, int]:
+        """Channel -> the ``seq`` of the last message published on it."""
+        out = {"public": self.sequences.last("public")}
+        if self._floor is not None:
+            out["floor"] = self.sequences.last("floor")
+        return out
+
+    def _queue(self, sock: zmq.Socket[Any], channel: str, topic: str,
+               payload: Mapping[str, Any]) -> None:
         if len(self._outbox) >= OUTBOX_LIMIT:
             self._outbox.popleft()
             self.dropped += 1
-        self._outbox.append((sock, topic.encode(), json.dumps(payload).encode()))
+        body = {**payload, "seq": self.sequences.next(channel, topic)}
+        self._outbox.append((sock, topic.encode(), json.dumps(body).encode()))
 
     def retry(self) -> int:
         """Send what is queued; returns how many messages are still waiting."""
@@ -163,7 +174,7 @@ class ConsoleServer:
     def __init__(self, endpoint: str, *, context: zmq.Context[Any] | None = None,
                  curve: CurveServer | None = None, access: FileAccess | None = None) -> None:
         self._ctx = context or zmq.Context.instance()
-        self._sock = _bind(self._ctx, zmq.REP, endpoint,
+        self._sock = bind_socket(self._ctx, zmq.REP, endpoint,
                            options={zmq.MAXMSGSIZE: MAX_FRAME_BYTES, zmq.RCVHWM: 64},
                            curve=curve, access=access)
         self.endpoint = EventBus._endpoint(self._sock)
