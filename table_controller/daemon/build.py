@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from table_controller.config import ConfigError, TableConfig
@@ -185,6 +186,10 @@ def _devices(config: TableConfig, closers: list[Callable[[], None]],
         from firmware_bridge.rfid import RfidService
         from table_controller.daemon.sensors import RfidSensor
 
+        port = config.rfid.port
+        if "://" not in port and not Path(port).exists():  # a device path, not a pyserial URL
+            raise StartError(f"rfid.port: {port} does not exist: is the RFID reader plugged "
+                             "in? (docs/install.md: the udev rule names it /dev/table-rfid)")
         assert config.decks_db is not None  # the configuration requires it with [rfid]
         try:
             registry = DeckRegistry.open(config.decks_db, create=False)

@@ -230,10 +230,16 @@ class RequestJournal:
 
     def __init__(self, refusals: RefusalLog | None = None) -> None:
         self.refusals = refusals or RefusalLog()
+        self.accepted = 0
+        self.refused = 0  # all of them, journaled or not
 
     def record(self, journal: Journal | None, request: Any, *, t: float, wall: str,
                hand: int | None, error: str | None) -> None:
         """``request``: the parsed request, or a text (a summary of one refused unparsed)."""
+        if error is None:
+            self.accepted += 1
+        else:
+            self.refused += 1
         if journal is None:
             return
         if error is None:

@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from firmware_bridge.outputs import AlertOutputs
-from table_controller.daemon import snapshot
+from table_controller.daemon import health, snapshot
 from table_controller.daemon.alert_delivery import AlertDelivery
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.console_input import (
@@ -112,6 +112,7 @@ class Controller:
         self._tick_failing = False
         self.alerts: list[dict[str, Any]] = []  # every alert of this run, floor form
         self.requests = RequestJournal()  # console requests into the journal, bounded
+        self.started = clock()
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
             "resolve": (self._resolve, frozenset({"code"})),
@@ -120,6 +121,7 @@ class Controller:
             "void": (self._void, frozenset({"cause"})),
             "status": (lambda _r, _t: [], frozenset()),
             "snapshot": (lambda _r, _t: [], frozenset()),
+            "health": (lambda _r, _t: [], frozenset()),
             "sit": (self._sit, frozenset({"seat", "stack"})),
             "leave": (self._leave, frozenset({"seat"})),
             "add_chips": (self._add_chips, frozenset({"seat", "chips"})),
@@ -138,11 +140,15 @@ class Controller:
         return self.wall(t).isoformat(timespec="milliseconds")
 
     # ------------------------------------------------------------------ the loop
-    def run(self, stop: threading.Event, *, period: float = LOOP_PERIOD) -> None:
-        """Loop until ``stop`` is set (the run command sets it on SIGINT/SIGTERM)."""
+    def run(self, stop: threading.Event, *, period: float = LOOP_PERIOD,
+            heartbeat: Callable[[float], object] | None = None) -> None:
+        """Loop until ``stop`` is set (the run command sets it on SIGINT/SIGTERM);
+        ``heartbeat(now)`` after every loop (the systemd watchdog)."""
         log.info("controller running (%d sensor(s))", len(self.sensors))
         while not stop.is_set():
             self.step(wait=period)
+            if heartbeat is not None:
+                heartbeat(time.monotonic())
             if self.console is None:
                 stop.wait(period)
 
@@ -344,7 +350,7 @@ class Controller:
                              error=error)
         if error is not None:
             return {"ok": False, "error": error}
-        if request.get("cmd") not in ("status", "snapshot"):
+        if request.get("cmd") not in ("status", "snapshot", "health"):
             event = {"type": "action", **request, "time": self._stamp(t), "hand": number}
             self._publish("action", event, event)
         self._after(alerts, t)
@@ -353,6 +359,13 @@ class Controller:
             answer["snapshot"] = snapshot.take(
                 monitor=self.monitor, published=self.alerts, wall=self.wall, now=self.clock(),
                 seq=snapshot.seqs(self.bus, self.delivery))
+        if request.get("cmd") == "health":
+            answer["health"] = health.take(
+                monitor=self.monitor, sensors=[s.name for s in self.sensors],
+                failing=self._sensor_failing, journal=self.journal, bus=self.bus,
+                delivery=self.delivery, requests=self.requests, published=self.alerts,
+                started=self.started, now=self.clock(), wall=self.wall,
+                table=None if self.phh_context is None else str(self.phh_context.table))
         return answer
 
     def _refused(self, summary: str, error: str) -> None:

@@ -331,6 +331,17 @@ class Journal:
                               "ORDER BY run").fetchall()
         return [{"run": r[0], "started": r[1], "table": r[2], "config": r[3]} for r in rows]
 
+    def sensor_counts(self, *, run: int | None = None) -> dict[str, dict[str, Any]]:
+        """Per sensor (``rfid``, ``camera``, ``button``) in ``run`` (default: the latest): how
+        many observations, how many the monitor refused, the time ``t`` of the last one."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT CASE WHEN kind = 'button' THEN 'button' ELSE source END, COUNT(*), "
+                "SUM(accepted = 0), MAX(t) FROM observations WHERE run = ? GROUP BY 1",
+                (self._which(run),)).fetchall()
+        return {str(r[0]): {"observations": int(r[1]), "refused": int(r[2] or 0),
+                            "last_t": r[3]} for r in rows if r[0] is not None}
+
     def last_seqs(self) -> dict[str, int]:
         """Channel -> the last sequence number journaled on it (every run)."""
         with self._read() as db:
