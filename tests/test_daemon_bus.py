@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 import zmq
 
 from table_controller.daemon.bus import BusError, ConsoleServer, EventBus, console_request
+from table_controller.daemon.wakeup import Wakeup
 
 TIMEOUT_MS = 5000
 
@@ -135,3 +137,29 @@ def test_console_request_times_out(tmp_path: Path, ctx: zmq.Context[Any]) -> Non
     with pytest.raises(TimeoutError, match="no answer"):
         console_request(f"ipc://{tmp_path}/nobody", {"cmd": "status"}, timeout=0.2,
                         context=ctx)
+
+
+def test_a_sensor_wakeup_ends_the_wait_for_the_console(tmp_path: Path,
+                                                       ctx: zmq.Context[Any]) -> None:
+    """A sensor thread that delivers sets the wakeup; the loop's wait for the console returns
+    then instead of at its timeout (docs/running.md, latency)."""
+    server = ConsoleServer(f"ipc://{tmp_path}/console", context=ctx)
+    wakeup = Wakeup()
+    server.watch(wakeup)
+    setter = threading.Timer(0.05, wakeup.set)
+    setter.start()
+    start = time.monotonic()
+    assert server.serve(lambda r: {"ok": True}, timeout=30.0) == 0
+    assert time.monotonic() - start < 29.0  # woken, not timed out
+    setter.join()
+    answers: list[dict[str, Any]] = []
+    client = threading.Thread(target=lambda: answers.append(
+        console_request(server.endpoint, {"cmd": "status"}, context=ctx)))
+    client.start()
+    wakeup.set()  # woken and a request waiting: both handled in one serve
+    while client.is_alive():
+        server.serve(lambda r: {"ok": True, "echo": r}, timeout=0.05)
+    client.join()
+    assert answers == [{"ok": True, "echo": {"cmd": "status"}}]
+    wakeup.close()
+    server.close()

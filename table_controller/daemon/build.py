@@ -29,6 +29,7 @@ from table_controller.daemon.controller import Controller, Sensor
 from table_controller.daemon.curve import CurveServer, KeysError, load_server_keys
 from table_controller.daemon.journal import Journal, JournalError
 from table_controller.daemon.sequence import Sequences
+from table_controller.daemon.wakeup import Wakeup
 from table_controller.engine import Table
 from table_controller.monitor import DealingMonitor
 from table_controller.phh import Context
@@ -130,7 +131,10 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
         extra_status = sim_table.status
         clock = PacedClock(sim_table)
     else:
-        sensors, outputs = _devices(config, closers, devices)
+        wakeup = Wakeup()  # sensor threads end the loop's wait for the console at once
+        devices.append(wakeup.close)
+        console.watch(wakeup)
+        sensors, outputs = _devices(config, closers, devices, wakeup)
     controller = Controller(monitor=monitor, sensors=sensors, journal=journal, bus=bus,
                             console=console, outputs=outputs, clock=clock,
                             wall_clock=lambda: datetime.now(UTC),
@@ -160,7 +164,7 @@ def _curve(config: TableConfig, closers: list[Callable[[], None]]) -> CurveServe
 
 
 def _devices(config: TableConfig, closers: list[Callable[[], None]],
-             devices: list[Callable[[], None]]) -> tuple[list[Sensor], Any]:
+             devices: list[Callable[[], None]], wakeup: Wakeup) -> tuple[list[Sensor], Any]:
     sensors: list[Sensor] = []
     outputs: Any = None
     if config.gpio is not None:
@@ -183,7 +187,6 @@ def _devices(config: TableConfig, closers: list[Callable[[], None]],
                                active_low=g.outputs_active_low)
     if config.rfid is not None:
         from firmware_bridge.decks import DeckRegistry, DeckRegistryError
-        from firmware_bridge.rfid import RfidService
         from table_controller.daemon.sensors import RfidSensor
 
         port = config.rfid.port
@@ -197,16 +200,16 @@ def _devices(config: TableConfig, closers: list[Callable[[], None]],
             raise StartError(f"decks.db: {exc}") from None
         closers.append(registry.close)
         devices.append(registry.close)
-        rfid = RfidSensor(RfidService(config=config.rfid, resolver=registry))
+        rfid = RfidSensor.open(config=config.rfid, resolver=registry, wake=wakeup.set)
         rfid.start()
         closers.append(rfid.close)
         sensors.append(rfid)
     if config.camera is not None and "camera" in config.table.monitor.sensors:
-        sensors.append(_camera(config, closers))
+        sensors.append(_camera(config, closers, wakeup))
     return sensors, outputs
 
 
-def _camera(config: TableConfig, closers: list[Callable[[], None]]) -> Sensor:
+def _camera(config: TableConfig, closers: list[Callable[[], None]], wakeup: Wakeup) -> Sensor:
     from table_controller.daemon.sensors import CameraSensor
     from vision.analyse import FrameAnalyser
     from vision.calibration import config_from_mapping
@@ -233,7 +236,7 @@ def _camera(config: TableConfig, closers: list[Callable[[], None]]) -> Sensor:
     analyser = FrameAnalyser(Recogniser(deck), layout=vision.layout)
     sensor = CameraSensor(source=source, analyse=analyser.analyse,
                           tracker=CardTracker(confirm_frames=vision.confirm_frames,
-                                              deck=cam.deck))
+                                              deck=cam.deck), wake=wakeup.set)
     sensor.start()
     closers.append(sensor.close)
     return sensor

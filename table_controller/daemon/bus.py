@@ -41,6 +41,7 @@ from table_controller.daemon.console_input import (
     summary,
 )
 from table_controller.daemon.sequence import Sequences
+from table_controller.daemon.wakeup import Wakeup
 
 if TYPE_CHECKING:
     from table_controller.daemon.curve import ClientKeys, CurveServer
@@ -180,15 +181,27 @@ class ConsoleServer:
         self.endpoint = EventBus._endpoint(self._sock)
         self._poller = zmq.Poller()
         self._poller.register(self._sock, zmq.POLLIN)
+        self._wakeup: Wakeup | None = None
         self.refused = 0
+
+    def watch(self, wakeup: Wakeup) -> None:
+        """End :meth:`serve`'s wait as soon as ``wakeup`` is set (a sensor has data)."""
+        self._wakeup = wakeup
+        self._poller.register(wakeup.fileno(), zmq.POLLIN)
 
     def serve(self, handler: Handler, *, timeout: float = 0.0, limit: int = 32,
               refused: Refused | None = None) -> int:
-        """Wait up to ``timeout`` seconds for a request; answer those waiting (at most
-        ``limit``). ``refused`` is told of each request refused before the handler."""
+        """Wait up to ``timeout`` seconds for a request (or the watched wakeup); answer those
+        waiting (at most ``limit``). ``refused`` is told of each request refused before the
+        handler."""
         answered = 0
         wait_ms = max(0, int(timeout * 1000))
-        while answered < limit and self._poller.poll(wait_ms if answered == 0 else 0):
+        while answered < limit:
+            events = dict(self._poller.poll(wait_ms if answered == 0 else 0))
+            if self._wakeup is not None and self._wakeup.fileno() in events:
+                self._wakeup.clear()
+            if self._sock not in events:
+                break
             try:
                 frames = self._sock.recv_multipart(flags=zmq.NOBLOCK)
             except zmq.Again:
