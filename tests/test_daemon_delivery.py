@@ -131,6 +131,7 @@ def test_a_late_subscriber_takes_a_snapshot_and_continues(daemon: Daemon) -> Non
         assert snap["pots"] == [{"amount": 2, "eligible": [2, 3]},
                                 {"amount": 1, "eligible": [3]}]
         assert snap["dealt_in"] == [1, 2, 3] and snap["folded"] == []
+        assert snap["deal_order"] == [2, 3, 1]
         assert snap["legal"]["kinds"] == ["allin", "call", "fold", "raise"]
         assert snap["legal"]["call"] == 2 and snap["legal"]["min_raise_to"] == 4
         assert snap["open_alerts"] == [] and snap["halted"] is None

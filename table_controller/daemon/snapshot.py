@@ -48,6 +48,7 @@ def take(*, monitor: DealingMonitor, published: Sequence[Mapping[str, Any]],
         "stacks": {str(s): v for s, v in sorted(stacks.items())},
         "bets": {} if hand is None else {str(s): v for s, v in sorted(hand.bets.items())},
         "dealt_in": [] if hand is None else sorted(hand.players),
+        "deal_order": [] if hand is None else list(hand.deal_order),
         "folded": [] if hand is None else sorted(s for s, p in hand.players.items()
                                                  if p.folded),
         "to_act": to_act,
