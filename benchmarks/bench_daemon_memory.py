@@ -41,6 +41,10 @@ def _rss_mb(pid: int) -> tuple[float, float]:
     return fields["VmRSS"], fields["VmHWM"]
 
 
+class Refused(RuntimeError):
+    """The controller refused a request (the message says why)."""
+
+
 class Dealer:
     """The console's side of the game."""
 
@@ -50,8 +54,17 @@ class Dealer:
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
         answer = console_request(self.endpoint, request, timeout=30.0)
         if not answer["ok"]:
-            raise RuntimeError(f"{request}: {answer['error']}")
+            raise Refused(f"{request}: {answer['error']}")
         return answer
+
+    def void(self) -> None:
+        """The floor voids a hand the controller halted (a stop alert), the dealer collects."""
+        if self.ask({"cmd": "status"})["hand"] is not None:
+            self.ask({"cmd": "void", "cause": "benchmark: hand halted"})
+        self.idle()
+        self.ask({"cmd": "sim_collect"})
+        self.idle()
+        time.sleep(SHUFFLE_S)
 
     def idle(self) -> dict[str, Any]:
         """Wait until the simulated dealer has finished moving cards."""
@@ -146,16 +159,23 @@ alerts = "ipc://{folder}/alerts"
         start = time.monotonic()
         next_sample = start
         hands = 0
+        halted: list[str] = []
+        loads: list[float] = []
         first_hand_rss: float | None = None
         try:
             while time.monotonic() - start < seconds:
-                dealer.hand()
+                try:
+                    dealer.hand()
+                except Refused as exc:  # a stop alert halted the hand: void it, go on
+                    halted.append(str(exc))
+                    dealer.void()
                 hands += 1
                 if first_hand_rss is None:
                     first_hand_rss = _rss_mb(proc.pid)[0]
                 now = time.monotonic()
                 if now >= next_sample:
                     samples.append((now - start, _rss_mb(proc.pid)[0]))
+                    loads.append(os.getloadavg()[0])
                     next_sample = now + SAMPLE_S
             rss, hwm = _rss_mb(proc.pid)
             elapsed = time.monotonic() - start
@@ -177,6 +197,10 @@ alerts = "ipc://{folder}/alerts"
                                 for t, m in samples[:: max(1, len(samples) // 12)]],
                 "alerts": dict(by_severity), "fault_alerts": by_severity.get("fault", 0),
                 "alert_codes": dict(Counter(a["code"] for a in alerts)),
+                "hands_halted": len(halted), "halted_first": halted[:3],
+                "loadavg_1min": {"min": min(loads, default=0.0), "max": max(loads, default=0.0),
+                                 "mean": round(sum(loads) / max(1, len(loads)), 2),
+                                 "cpus": os.cpu_count() or 0},
                 "daemon_exit": proc.returncode, "daemon_errors": err.count(" ERROR ")}
 
 
@@ -190,6 +214,8 @@ def main(quick: bool) -> dict[str, Any]:
     print(f"{'RSS at the end (MB, goal <= 150)':<44}{figures['rss_end_mb']:>12.1f}")
     print(f"{'RSS peak (VmHWM, MB)':<44}{figures['rss_peak_mb']:>12.1f}")
     print(f"{'fault alerts (goal 0)':<44}{figures['fault_alerts']:>12}")
-    print(f"alerts by severity: {figures['alerts']}; RSS samples (s, MB): "
-          f"{figures['rss_samples']}")
+    print(f"{'hands halted by a stop alert (voided)':<44}{figures['hands_halted']:>12}")
+    print(f"alerts by code: {figures['alert_codes']}; load average (1 min) over the run: "
+          f"{figures['loadavg_1min']}")
+    print(f"RSS samples (s, MB): {figures['rss_samples']}")
     return figures
