@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 
-from hw_sim.devices.sim_table import PacedClock, SimTable
+from hw_sim.devices.sim_table import PacedClock, SimTable, sensor_lag
 from hw_sim.harness.console_dealer import ConsoleDealer
 from table_controller.config import TableConfig
 from table_controller.daemon.build import Devices, build_controller
@@ -37,8 +37,11 @@ def sim_devices(config: TableConfig, monitor: DealingMonitor,
 def build_sim_controller(config: TableConfig, *, seed: int | None = None) -> Controller:
     """The controller of ``run --sim``: journal and bus as configured, the simulated devices.
     The simulated table has no antenna or camera over the shuffler tray, so the stub is not
-    checked at the green button."""
+    checked at the green button; with both sensors the fusion waits out the simulated devices'
+    lag (:func:`~hw_sim.devices.sim_table.sensor_lag`), not the configuration's."""
+    monitor = config.table.monitor
     return build_controller(
         config, devices=partial(sim_devices, seed=seed),
-        monitor_config=replace(config.table.monitor, stub_visible=False),
+        monitor_config=replace(monitor, stub_visible=False,
+                               sensor_lag=sensor_lag(monitor.sensors)),
         run_notes={"sim": True})
