@@ -34,8 +34,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from firmware_bridge.outputs import AlertOutputs
+from table_controller.daemon import health, snapshot
+from table_controller.daemon.alert_delivery import AlertDelivery
 from table_controller.daemon.bus import ConsoleServer, EventBus
+from table_controller.daemon.console_input import (
+    RequestError,
+    RequestJournal,
+    betting_word,
+    check_fields,
+)
 from table_controller.daemon.journal import Journal
+from table_controller.daemon.published import PublishedAlerts
 from table_controller.daemon.redact import redact
 from table_controller.engine import EngineError, Hand
 from table_controller.monitor import ConsoleAction, DealingMonitor, HandEnd, MonitorError
@@ -97,7 +106,8 @@ class Controller:
                  also_close: Sequence[Callable[[], None]] = (),
                  extra_status: Callable[[], Mapping[str, Any]] | None = None,
                  on_output: Callable[[MonitorOutput], None] | None = None,
-                 on_fault: Callable[[str], None] | None = None) -> None:
+                 on_fault: Callable[[str], None] | None = None,
+                 delivery: AlertDelivery | None = None) -> None:
         self.monitor = monitor
         self.table = monitor.table
         self.sensors = list(sensors)
@@ -111,6 +121,7 @@ class Controller:
         self.extra_status = extra_status  # e.g. whether the simulated dealer is busy
         self.on_output = on_output
         self.on_fault = on_fault
+        self.delivery = delivery  # alert ids, and their acknowledged delivery to the floor
         self._wall_clock = wall_clock
         self._lamps: set[str] = set()
         self._sensor_failing: set[str] = set()
@@ -121,6 +132,9 @@ class Controller:
         self.on_step: Callable[[], None] | None = None
         self.on_request: Callable[[Mapping[str, Any], float], None] | None = None
         self._hook_failing = False
+        self.published = PublishedAlerts()  # what snapshot and health say of the alerts
+        self.requests = RequestJournal()  # console requests into the journal, bounded
+        self.started = clock()
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
             "resolve": (self._resolve, frozenset({"code"})),
@@ -128,6 +142,8 @@ class Controller:
             "showdown": (self._showdown, frozenset()),
             "void": (self._void, frozenset({"cause"})),
             "status": (lambda _r, _t: NOTHING, frozenset()),
+            "snapshot": (lambda _r, _t: NOTHING, frozenset()),
+            "health": (lambda _r, _t: NOTHING, frozenset()),
             "sit": (self._sit, frozenset({"seat", "stack"})),
             "leave": (self._leave, frozenset({"seat"})),
             "sit_out": (self._sit_out, frozenset({"seat"})),
@@ -148,11 +164,15 @@ class Controller:
         return self.wall(t).isoformat(timespec="milliseconds")
 
     # ------------------------------------------------------------------ the loop
-    def run(self, stop: threading.Event, *, period: float = LOOP_PERIOD) -> None:
-        """Loop until ``stop`` is set (the run command sets it on SIGINT/SIGTERM)."""
+    def run(self, stop: threading.Event, *, period: float = LOOP_PERIOD,
+            heartbeat: Callable[[float], object] | None = None) -> None:
+        """Loop until ``stop`` is set (the run command sets it on SIGINT/SIGTERM);
+        ``heartbeat(now)`` after every loop (the systemd watchdog)."""
         log.info("controller running (%d sensor(s))", len(self.sensors))
         while not stop.is_set():
             self.step(wait=period)
+            if heartbeat is not None:
+                heartbeat(time.monotonic())
             if self.console is None:
                 stop.wait(period)
 
@@ -176,7 +196,7 @@ class Controller:
             self.observe(obs)
         self._call(lambda: self.monitor.tick(now), now)
         if self.console is not None:
-            self.console.serve(self.handle, timeout=wait)
+            self.console.serve(self.handle, timeout=wait, refused=self._request_refused)
         if self.on_step is not None:
             self._step_hook(self.on_step)
         if self.outputs is not None:
@@ -185,6 +205,9 @@ class Controller:
             self.journal.flush()
         if self.bus is not None:
             self.bus.retry()
+        if self.delivery is not None:
+            now = self.clock()
+            self.delivery.poll(now, self._stamp(now))
 
     def _step_hook(self, hook: Callable[[], None]) -> None:
         try:
@@ -252,6 +275,8 @@ class Controller:
         if journal_first is not None:
             self._journal_obs(journal_first, None)
         floor = [self._alert(alert) for alert in out.alerts]
+        if floor:
+            self.published.keep(self.monitor.open_alerts)
         if out.hand_ended is not None:
             self._hand_ended(out.hand_ended)
         self._sync_lamps(t)
@@ -261,10 +286,15 @@ class Controller:
 
     def _alert(self, alert: Alert) -> dict[str, Any]:
         floor = alert.to_dict(self.wall(alert.t))
+        if self.delivery is not None:
+            floor = self.delivery.stamp(floor)
+        self.published.add(floor)
         if self.journal is not None:
             self.journal.record_alert(alert, floor)
         if self.bus is not None:
             self._publish("alert", redact(floor, self.monitor.secret_cards()), floor)
+        if self.delivery is not None:
+            self.delivery.deliver(floor, alert.t)
         if self.outputs is not None:
             self.outputs.show_alert(alert, self.clock())
             self._lamps.add(alert.code)
@@ -342,6 +372,7 @@ class Controller:
         try:
             if not isinstance(request, dict):
                 raise ConsoleError(f"a request is a JSON object, not {type(request).__name__}")
+            check_fields(request, seats=self.table.seats, stacks=self.table.stacks)
             cmd = request.get("cmd")
             entry = self._commands.get(cmd) if isinstance(cmd, str) else None
             if entry is None:
@@ -353,16 +384,15 @@ class Controller:
                 raise ConsoleError(f"{cmd}: unknown field {unknown[0]!r}"
                                    + (f" (known: {', '.join(sorted(keys))})" if keys else ""))
             out = fn(request, t)
-        except (ConsoleError, MonitorError, EngineError) as exc:
+        except (ConsoleError, RequestError, MonitorError, EngineError) as exc:
             error = str(exc)
         if number is None and out.hand_started is not None:
             number = out.hand_started.number  # the request started it
-        if self.journal is not None:
-            self.journal.record_console(request if isinstance(request, dict) else repr(request),
-                                        t=t, wall=self._stamp(t), hand=number, error=error)
+        self.requests.record(self.journal, request, t=t, wall=self._stamp(t), hand=number,
+                             error=error)
         if error is not None:
             return {"ok": False, "error": error}
-        if request.get("cmd") != "status":
+        if request.get("cmd") not in ("status", "snapshot", "health"):
             event = {"type": "action", **request, "time": self._stamp(t), "hand": number}
             self._publish("action", event, event)
         if self.on_request is not None:
@@ -371,7 +401,26 @@ class Controller:
             except Exception:  # an extension must not cost the table its answer
                 log.exception("on_request hook failed for %r", request.get("cmd"))
         alerts = self._publish_output(out, t)
-        return {"ok": True, "alerts": alerts, **self.status()}
+        answer = {"ok": True, "alerts": alerts, **self.status()}
+        if request.get("cmd") == "snapshot":
+            answer["snapshot"] = snapshot.take(
+                monitor=self.monitor, published=self.published, wall=self.wall,
+                now=self.clock(), seq=snapshot.seqs(self.bus, self.delivery))
+        if request.get("cmd") == "health":
+            answer["health"] = health.take(
+                monitor=self.monitor, sensors=[s.name for s in self.sensors],
+                failing=self._sensor_failing, journal=self.journal, bus=self.bus,
+                delivery=self.delivery, requests=self.requests, published=self.published,
+                started=self.started, now=self.clock(), wall=self.wall,
+                table=None if self.phh_context is None else str(self.phh_context.table))
+        return answer
+
+    def _request_refused(self, summary: str, error: str) -> None:
+        """A request the console server refused before parsing it (size, frames, not JSON)."""
+        t = self.clock()
+        hand = self.monitor.hand
+        self.requests.record(self.journal, summary, t=t, wall=self._stamp(t),
+                             hand=None if hand is None else hand.number, error=error)
 
     def status(self) -> dict[str, Any]:
         hand = self.monitor.hand
@@ -392,6 +441,7 @@ class Controller:
                                "and resolve it first")
         action = ConsoleAction(_field(r, "seat", int), _field(r, "kind", str),
                                _field(r, "amount", int, required=False), t)
+        betting_word(self.monitor.hand, action.seat, action.kind)
         return self.monitor.console(action)
 
     def _resolve(self, r: Mapping[str, Any], t: float) -> MonitorOutput:
@@ -460,6 +510,8 @@ class Controller:
             _quietly(self.console.close, "console")
         if self.bus is not None:
             _quietly(self.bus.close, "event bus")
+        if self.delivery is not None:
+            _quietly(self.delivery.close, "alert delivery")
         if self.journal is not None:
             _quietly(self.journal.close, "journal")
         for close in reversed(self.also_close):
