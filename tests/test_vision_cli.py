@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from table_controller.cli import main
-from vision import synth
+from vision import render, synth
 
 DECK = Path(__file__).resolve().parent / "data" / "vision" / "letele" / "cards"
 
@@ -139,3 +139,30 @@ def test_enroll_from_the_camera_asks_card_by_card(tmp_path: Path,
     assert code == 1
     assert "aborted at 2s" in capsys.readouterr().err
     assert not (tmp_path / "cam").exists()
+
+
+def test_detect_goes_on_after_a_frame_it_cannot_analyse(store: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    # A cloth printed with 1,500 card-like marks (a busy printed felt): once thousands of
+    # outlines stacked for one cv2.remap call killed the command; now it is read like any frame.
+    busy = render.felt(1280, 720, np.random.default_rng(0))
+    for y in range(2, 700, 29):
+        for x in range(2, 1260, 21):
+            cv2.rectangle(busy, (x, y), (x + 15, y + 22), (240, 240, 240), -1)
+    tiny = np.full((20, 20, 3), 128, np.uint8)  # no analysis possible: an error line for it
+    paths = []
+    for name, image in (("busy.png", busy), ("tiny.png", tiny)):
+        cv2.imwrite(str(tmp_path / name), image)
+        paths.append(str(tmp_path / name))
+    frame = synth.make_frame(synth.load_deck_images(DECK), 4)
+    cv2.imwrite(str(tmp_path / "table.png"), frame.image)
+    paths.append(str(tmp_path / "table.png"))
+    capsys.readouterr()
+    code = main(["vision", "detect", *paths, "--deck", "letele", "--json", "--store", str(store)])
+    out = capsys.readouterr()
+    assert code == 1
+    assert "tiny.png: frame too small" in out.err
+    lines = [json.loads(line) for line in out.out.splitlines()]
+    assert [line["image"] for line in lines] == [paths[0], paths[2]]  # and it went on
+    assert len(lines[1]["cards"]) == len(frame.cards)

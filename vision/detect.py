@@ -38,12 +38,18 @@ class DetectorConfig:
     """``card_height``: nominal card height in full-frame pixels, None to estimate it per frame
     from the blobs that look like single cards. ``felt_ratio``, ``felt_high``: a pixel is cloth
     when its feltness lies between these multiples of the cloth's. ``min_felt_chroma``: below
-    this the cloth is taken as uncoloured and cards are found by brightness instead."""
+    this the cloth is taken as uncoloured and cards are found by brightness instead.
+    ``min_card_height``: smaller blobs (full-frame pixels) are never taken for cards (print on
+    the cloth, chips' edges); ``max_candidates``: at most this many outlines are examined, the
+    largest first (a table holds a few dozen cards; a busy print must not make a frame cost
+    seconds)."""
 
     card_height: float | None = None
     felt_ratio: float = 0.5
     felt_high: float = 1.8
     min_felt_chroma: float = 12.0
+    min_card_height: float = 16.0
+    max_candidates: int = 160
 
 
 def check_frame(frame: object) -> Image:
@@ -352,11 +358,12 @@ def _card_area(contours: list[Contour], config: DetectorConfig) -> float | None:
     if config.card_height is not None:
         h = config.card_height / _SCALE
         return h * h * CARD_ASPECT
+    smallest = max((config.min_card_height / _SCALE) ** 2 * CARD_ASPECT, 60.0)
     singles: list[float] = []
     rows: list[float] = []
     for c in contours:
         area = cv2.contourArea(c)
-        if area < 60:
+        if area < smallest:
             continue
         (_, _), (rw, rh), _ = cv2.minAreaRect(c)
         if rw < 1 or rh < 1 or area < 0.9 * rw * rh:
@@ -409,10 +416,11 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
     threshold = felt_level * config.felt_ratio
     high = felt_level * config.felt_high
     quads: list[Quad] = []
-    for contour in contours:
-        area = cv2.contourArea(contour)
-        if area < 0.45 * card_area:
-            continue
+    areas = [cv2.contourArea(c) for c in contours]
+    candidates = sorted((i for i, a in enumerate(areas) if a >= 0.45 * card_area),
+                        key=lambda i: -areas[i])[: config.max_candidates]
+    for i in sorted(candidates):
+        contour = contours[i]
         # Ink of the cloth's colour at a card's edge (red indices on red cloth) notches its
         # outline; the convex hull does not see notches.
         hull_area = cv2.contourArea(cv2.convexHull(contour))

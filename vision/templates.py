@@ -112,6 +112,7 @@ def warp_card(frame: Image, quad: Vector, size: tuple[int, int]) -> Image:
 
 _GRIDS: dict[tuple[int, int], Vector] = {}
 _NO_MAP = np.zeros((0, 0), np.float32)  # remap's second map: unused, the first holds x and y
+_REMAP_ROWS = 32_000  # cv2.remap refuses maps of SHRT_MAX (32,767) rows or more
 
 
 def warp_cards(frame: Image, quads: Sequence[Vector], size: tuple[int, int]) -> Image:
@@ -132,8 +133,11 @@ def warp_cards(frame: Image, quads: Sequence[Vector], size: tuple[int, int]) -> 
     dst = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
     maps = np.vstack([cv2.perspectiveTransform(grid, cv2.getPerspectiveTransform(
         dst, np.asarray(q, np.float32).reshape(4, 2))) for q in quads])
-    return np.asarray(cv2.remap(frame, maps, _NO_MAP, cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_REPLICATE), np.uint8)
+    # cv2.remap takes maps of fewer than 32,767 rows: many cards are sampled in slices.
+    per_call = max(_REMAP_ROWS // h, 1) * h
+    return np.vstack([np.asarray(cv2.remap(frame, maps[r:r + per_call], _NO_MAP,
+                                           cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                                 np.uint8) for r in range(0, len(maps), per_call)])
 
 
 def extract_card(image: Image, *, what: str = "image") -> Image:

@@ -143,6 +143,12 @@ def _detect(args: argparse.Namespace) -> int:
             print(f"vision detect: {path}: {exc}", file=sys.stderr)
             status = 1
             continue
+        except (cv2.error, ValueError, ArithmeticError, MemoryError) as exc:
+            # Whatever one picture does to the analysis, the other pictures are still read.
+            print(f"vision detect: {path}: cannot be analysed ({type(exc).__name__}: {exc})",
+                  file=sys.stderr)
+            status = 1
+            continue
         if args.json:
             print(json.dumps({"image": path, "cards": [s.to_json() for s in seen]}))
         else:
