@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -59,8 +59,10 @@ class FrameAnalyser:
                  still_px: float = 3.0) -> None:
         self.recogniser = recogniser
         self.layout = layout
-        self.detector = detector or DetectorConfig(
-            card_height=layout.card_height if layout is not None else None)
+        # Cards are found at the enrolled deck's own shape (poker, bridge, narrow).
+        self.detector = replace(detector or DetectorConfig(
+            card_height=layout.card_height if layout is not None else None),
+            aspect=recogniser.aspect)
         self.remember = remember
         self.still_px = still_px
         self.read_count = 0

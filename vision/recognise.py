@@ -184,6 +184,7 @@ class Recogniser:
         if not deck.faces:
             raise ValueError(f"deck {deck.name!r} has no faces enrolled")
         self.deck_name = deck.name
+        self.aspect = deck.aspect
         self.labels: list[str] = list(deck.faces)
         canon = {k: np.asarray(cv2.resize(v, CANON, interpolation=cv2.INTER_AREA), np.uint8)
                  for k, v in deck.faces.items()}

@@ -231,7 +231,8 @@ def _photograph(setup: TableSetup, image: Image, rng: np.random.Generator, *,
     """The room's light, the camera's white balance, optics and sensor on a drawn table."""
     out = image.astype(np.float32) * setup.light_field
     gains = np.array(WHITE_BALANCE[setup.white_balance], np.float32)
-    level = float(rng.uniform(0.32, 0.45)) if setup.low_light else float(rng.uniform(0.92, 1.05))
+    # The room's light is the table's; a frame varies by a few percent (auto exposure).
+    level = (0.38 if setup.low_light else 1.0) * float(rng.uniform(0.96, 1.04))
     out *= gains * level
     frame = np.clip(out, 0, 255).astype(np.uint8)
     if rng.random() < 0.3:
