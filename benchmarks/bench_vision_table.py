@@ -41,6 +41,7 @@ from table_controller.vocabulary.cards import DECK
 from vision import props, render, scenes, synth
 from vision.analyse import FrameAnalyser, SeenCard
 from vision.arrays import Image, Quad
+from vision.empty_table import calibrate_table
 from vision.recognise import Recogniser
 from vision.templates import DeckTemplates, EnrolmentError, enroll_from_folder, enroll_from_frames
 
@@ -200,10 +201,20 @@ def enrol(folder: Path) -> tuple[DeckTemplates, str]:
 Analyse = Callable[[Image], tuple[list[SeenCard], frozenset[str]]]
 
 
-def analyser_for(recogniser: Recogniser, setup: scenes.TableSetup) -> Analyse:
-    """The camera path as installed at this table: the zones in image coordinates."""
-    analyser = FrameAnalyser(recogniser, layout=setup.layout())
-    return lambda image: (analyser.analyse(image), frozenset())
+def analyser_for(recogniser: Recogniser, setup: scenes.TableSetup,
+                 deck_images: dict[str, Image]) -> Analyse:
+    """The camera path as installed at this table: calibrated on three frames of the empty
+    table and one of a few backs laid apart (the plane), the zones in image coordinates."""
+    empty = [scenes.render_empty(setup, k) for k in range(3)]
+    cards = scenes.render_calibration_cards(setup, deck_images)
+    table = calibrate_table(empty, cards, aspect=recogniser.aspect)
+    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=table)
+
+    def run(image: Image) -> tuple[list[SeenCard], frozenset[str]]:
+        view = analyser.view(image)
+        return view.cards, view.occluded
+
+    return run
 
 
 def main(quick: bool) -> dict[str, object]:
@@ -219,7 +230,7 @@ def main(quick: bool) -> dict[str, object]:
     times: list[float] = []
     for t, choice in enumerate(table_plan(n_tables)):
         setup = scenes.make_setup(900 + t, **choice)  # type: ignore[arg-type]
-        analyse = analyser_for(recogniser, setup)
+        analyse = analyser_for(recogniser, setup, deck_images)
         for k in range(per_table):
             scene = scenes.make_scene(setup, deck_images, k)
             t0 = time.perf_counter()

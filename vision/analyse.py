@@ -1,15 +1,25 @@
-"""One frame in, every card out: detection, zone, and recognition together."""
+"""One frame in, every card out: detection, zone, and recognition together.
+
+On a calibrated table (``table``: :class:`vision.empty_table.EmptyTable`) cards are found
+against the learned empty cloth and overlapping cards are separated
+(:func:`vision.table_detect.detect_on_table`); :meth:`FrameAnalyser.view` also says which zones
+a hand, an arm or a stack of chips covers. Without it, cards are told from the cloth by colour
+(:func:`vision.detect.detect_cards`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, check_frame, detect_cards
+from vision.empty_table import SCALE, EmptyTable
 from vision.layout import TableLayout
 from vision.recognise import Labelled, Recogniser
+from vision.table_detect import detect_on_table
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +44,15 @@ class SeenCard(Labelled):
                 "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners]}
 
 
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """One frame's cards and the zones something else covers (a hand, an arm, chips): the
+    tracker leaves those zones' cards as they were until they are clear."""
+
+    cards: list[SeenCard]
+    occluded: frozenset[str]
+
+
 @dataclass(slots=True)
 class _Memory:
     corners: Vector
@@ -56,7 +75,7 @@ class FrameAnalyser:
 
     def __init__(self, recogniser: Recogniser, *, layout: TableLayout | None = None,
                  detector: DetectorConfig | None = None, remember: bool = False,
-                 still_px: float = 3.0) -> None:
+                 still_px: float = 3.0, table: EmptyTable | None = None) -> None:
         self.recogniser = recogniser
         self.layout = layout
         # Cards are found at the enrolled deck's own shape (poker, bridge, narrow).
@@ -68,6 +87,8 @@ class FrameAnalyser:
         self.read_count = 0
         """Cards read in full so far (the rest came from memory)."""
         self._memory: list[_Memory] = []
+        self.table = table
+        self._zone_masks: list[tuple[str, Image]] | None = None
 
     def _recall(self, quad: Vector, look: Vector) -> _Memory | None:
         for m in self._memory:
@@ -77,8 +98,42 @@ class FrameAnalyser:
         return None
 
     def analyse(self, frame: Image) -> list[SeenCard]:
+        """Every card of ``frame`` (:meth:`view` without the occlusion)."""
+        return self.view(frame).cards
+
+    def _occluded(self, occluders: Image) -> frozenset[str]:
+        if self.layout is None or not occluders.any():
+            return frozenset()
+        h, w = occluders.shape
+        if self._zone_masks is None:
+            masks = []
+            for name, polygon in self.layout.zones.items():
+                m = np.zeros((h, w), np.uint8)
+                pts = (np.array(polygon, np.float64) + 0.5) / SCALE - 0.5
+                cv2.fillPoly(m, [np.round(pts).astype(np.int32)], 1)
+                masks.append((name, m.astype(bool)))
+            self._zone_masks = masks
+        near = cv2.dilate(occluders, np.ones((5, 5), np.uint8)) > 0
+        return frozenset(name for name, m in self._zone_masks
+                         if m.shape == near.shape and bool((m & near).any()))
+
+    def view(self, frame: Image) -> TableView:
+        """Every card of ``frame`` in its zone, and the zones covered by something else."""
         frame = check_frame(frame)
-        quads = detect_cards(frame, self.detector)
+        occluded: frozenset[str] = frozenset()
+        if self.table is not None:
+            if (frame.shape[1], frame.shape[0]) != (self.table.width, self.table.height):
+                raise ValueError(f"frame {frame.shape[1]}x{frame.shape[0]} is not the "
+                                 f"calibrated table's {self.table.width}x{self.table.height}")
+            card_height = self.detector.card_height or (
+                self.layout.card_height if self.layout is not None else 100.0)
+            found = detect_on_table(frame, self.table, aspect=self.recogniser.aspect,
+                                    card_height=card_height,
+                                    max_candidates=self.detector.max_candidates)
+            quads = found.quads
+            occluded = self._occluded(found.occluders)
+        else:
+            quads = detect_cards(frame, self.detector)
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
         looks: list[Vector | None] = [None] * len(quads)
         if self.remember:
@@ -106,4 +161,4 @@ class FrameAnalyser:
             out.append(SeenCard(label=label, corners=quad, zone=zone, score=score,
                                 margin=margin))
         self._memory = memory
-        return out
+        return TableView(cards=out, occluded=occluded)

@@ -132,6 +132,25 @@ def _prep(card: Image) -> Image:
 
 
 Box = tuple[int, int, int, int]
+_INK_WEIGHT = 4.0
+"""Weight of the index ink's colour (red against black, in the card's own white balance)."""
+
+
+def _ink_colour(card: Image, box: Box) -> Vector:
+    """The colour of the index's ink (both corners), as chroma relative to the card's own
+    paper: each channel divided by the paper's (the brightest tenth of the card), so a cool or
+    warm light, or a dim room, leaves red ink red and black ink black. (3,) float32."""
+    x0, y0, x1, y1 = box
+    f = card.astype(np.float32)
+    paper = np.percentile(f[::3, ::3].reshape(-1, 3), 90, axis=0) + 1.0
+    crops = np.concatenate([f[y0:y1, x0:x1].reshape(-1, 3),
+                            f[::-1, ::-1][y0:y1, x0:x1].reshape(-1, 3)]) / paper
+    level = crops.mean(axis=1)
+    ink = crops[level < 0.7]
+    if len(ink) < 3:
+        return np.zeros(3, np.float32)
+    mean = ink.mean(axis=0)
+    return np.asarray(mean - mean.mean(), np.float32)
 
 
 def _runs(profile: Vector, threshold: float) -> list[tuple[int, int]]:
@@ -213,6 +232,8 @@ class Recogniser:
         self._corner_stacks = [np.stack([np.stack(per_blur[k]) for per_blur in corners])
                                for k in range(len(self.parts))]
         self._details = [np.stack(d) for d in details]
+        # The ink colour of each face's index, one row per face (both orientations share it).
+        self._inks = np.stack([_ink_colour(canon[label], self.box) for label in self.labels])
         self._back_thumbs = np.stack([_thumb(back), _thumb(cv2.rotate(back, cv2.ROTATE_180))])
         # Jokers: thumbnails and details of every design in both orientations, per blur.
         jokers = [np.asarray(cv2.resize(v, CANON, interpolation=cv2.INTER_AREA), np.uint8)
@@ -338,6 +359,16 @@ class Recogniser:
             weight = _PART_WEIGHTS[min(k, len(_PART_WEIGHTS) - 1)]
             scores = scores + weight * (np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6)
         per_short = scores.reshape(count, -1, 2).max(axis=2)
+        # Red ink is not black ink whatever the shapes say (small indices, blur, odd light).
+        # Blur and JPEG wash a small index's colour out: a template's ink colour is matched at
+        # 30% to 100% of its strength.
+        inks = np.stack([_ink_colour(card, self.box) for card in cards])[:, None, :]
+        ref = self._inks[short]  # (cards, short list, 3)
+        power = np.einsum("ijk,ijk->ij", ref, ref) + 1e-6
+        alpha = np.clip(np.einsum("ijk,ijk->ij", ref, np.broadcast_to(inks, ref.shape)) / power,
+                        0.3, 1.0)
+        gap = np.linalg.norm(inks - alpha[:, :, None] * ref, axis=2)
+        per_short = per_short - _INK_WEIGHT * gap
         order = np.argsort(-per_short, axis=1)
         out = []
         for i in range(count):

@@ -63,6 +63,8 @@ class TableSetup:
     seed: int
     light_field: Image = field(repr=False)
     cloth: Image = field(repr=False)
+    glare: Image | None = field(default=None, repr=False)
+    """A lamp's reflection on the cloth (additive, the same in every frame), or None."""
 
     @property
     def conditions(self) -> frozenset[str]:
@@ -221,9 +223,14 @@ def make_setup(seed: int, *, size: tuple[int, int] | None = None, felt: str | No
         _print_cloth(cloth, h, rng)
     field_ = render.light(np.full((height, width, 3), 200, np.uint8), rng,
                           gain=float(rng.uniform(0.08, 0.2))).astype(np.float32)[:, :, :1] / 200.0
+    glare = None
+    if rng.random() < 0.4:
+        spot = render.glare(np.zeros((height, width, 3), np.uint8), rng, spots=1,
+                            strength=float(rng.uniform(30, 80)))
+        glare = spot[:, :, :1].astype(np.float32)
     return TableSetup(width=width, height=height, felt=felt, tilt=float(tilt),
                       white_balance=white_balance, low_light=bool(low_light), homography=h,
-                      seed=seed, light_field=field_, cloth=cloth)
+                      seed=seed, light_field=field_, cloth=cloth, glare=glare)
 
 
 def _photograph(setup: TableSetup, image: Image, rng: np.random.Generator, *,
@@ -234,9 +241,9 @@ def _photograph(setup: TableSetup, image: Image, rng: np.random.Generator, *,
     # The room's light is the table's; a frame varies by a few percent (auto exposure).
     level = (0.38 if setup.low_light else 1.0) * float(rng.uniform(0.96, 1.04))
     out *= gains * level
+    if setup.glare is not None:
+        out += setup.glare * level
     frame = np.clip(out, 0, 255).astype(np.uint8)
-    if rng.random() < 0.3:
-        frame = render.glare(frame, rng, spots=1, strength=float(rng.uniform(30, 80)) * level)
     if blur == "motion":
         length = int(rng.integers(5, 12))
         kernel = np.zeros((length, length), np.float32)
@@ -506,3 +513,23 @@ def _reach(setup: TableSetup, image: Image, ids: Image, places: list[_Place],
         sleeve = skin  # a bare forearm
     props.draw_reach(image, ids, hand, arm, object_id, skin, sleeve,
                      np.array([8.0, 10.0]) * scale)
+
+
+def render_calibration_cards(setup: TableSetup, deck: Mapping[str, Image], index: int = 0
+                             ) -> Image:
+    """The table with backs laid apart, as an installer lays them to calibrate the plane: one
+    in every other seat, three on the board, one on the burn and one on the muck."""
+    rng = np.random.default_rng((setup.seed, 0xCA7, index))
+    back = deck["back"]
+    h = CARD_MM
+    w = h * back.shape[1] / back.shape[0]
+    image = setup.cloth.copy()
+    base = default_layout()
+    spots = [base.slots[z][0] for z in SEAT_ZONES[::2] if z in base.slots]
+    spots += [base.slots[BOARD][k] for k in (0, 2, 4)]
+    spots += [base.slots[BURN][0], base.slots[MUCK][1]]
+    for spot in spots:
+        u, v = _to_plane(spot.x, spot.y)
+        quad = setup.to_image(_card_quad(u, v, w, h, float(rng.uniform(-30, 30))))
+        render.paste(image, back, quad)
+    return _photograph(setup, image, rng)

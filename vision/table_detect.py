@@ -1,0 +1,279 @@
+"""Cards on a calibrated table: separated when they overlap, and what else lies over them.
+
+Everything that differs from the empty cloth (:class:`vision.empty_table.EmptyTable`) is a blob;
+each blob's outline is carried into the table plane, where every card is a rectangle of one
+known shape (the deck's, one card height tall). A blob that is one such rectangle is one card.
+Any other blob (a stacked or squared pair of hole cards, a touching board, a muck pile, a card
+under a chip, a hand over the board) is *peeled*: every corner of its outline where two sides
+meet square is the corner of a possible card (either way round); each possible card is kept
+only if it lies within the blob, its sides are borne out (on the blob's outline, or along an
+edge in the picture: the edge of a card lying on another), and it covers enough of the blob
+not yet explained; the best is taken, its area removed, and the rest of the blob peeled again,
+whose new corners (where the card taken was cut away) start the next cards. What no card
+explains and is large (a hand, an arm, a sleeve, a stack of chips over a card) is an
+*occluder*: the zones it covers are reported occluded, and the tracker leaves their cards as
+they were until they are clear.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.arrays import Contour, Image, Quad, Vector
+from vision.detect import fit_quad, order_corners
+from vision.empty_table import SCALE, EmptyTable, half
+
+_TO_FULL = np.array([[SCALE, 0, (SCALE - 1) / 2], [0, SCALE, (SCALE - 1) / 2], [0, 0, 1]],
+                    np.float64)
+"""Half-resolution pixel centres to full-resolution pixels."""
+_MIN_PIECE = 0.06  # card areas: smaller leftovers are a card's edge, not a card
+_OCCLUDER = 0.45  # card areas: larger leftovers are a hand, an arm, a stack of chips
+
+
+@dataclass(frozen=True, slots=True)
+class TableDetection:
+    """``quads``: every card's corners (full-frame pixels, :func:`order_corners` order);
+    ``peeled``: for each, whether it came out of a blob of several things (its outline is
+    inferred, part of it may be hidden); ``occluders``: half-resolution mask of what lies over
+    the table and is no card."""
+
+    quads: list[Quad]
+    peeled: list[bool]
+    occluders: Image
+
+
+def plane_of(table: EmptyTable, card_height: float) -> Vector:
+    """Full-resolution pixels to card heights: the calibrated plane, else a uniform scale."""
+    if table.plane is not None:
+        return table.plane
+    return np.diag([1.0 / card_height, 1.0 / card_height, 1.0])
+
+
+def _to(h: Vector, points: Vector) -> Vector:
+    return np.asarray(cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2),
+                                               h).reshape(-1, 2), np.float64)
+
+
+@dataclass(slots=True)
+class _Blob:
+    """One blob, in a local window of the half-resolution frame."""
+
+    x0: int
+    y0: int
+    mask: Image  # uint8 0/1
+    band: Image  # the outline, a pixel or two wide (bool)
+    edges: Image  # strong picture edges (bool)
+    to_plane: Vector  # local half-resolution pixels -> plane
+    from_plane: Vector
+
+
+def _corner_hypotheses(poly: Vector, aspect: float) -> list[Vector]:
+    """Card rectangles (plane, (4, 2)) anchored at each square corner of ``poly``. A corner is
+    where two long sides meet (the short sides between them, a rounded card corner cut into
+    a chamfer or two, are skipped): the two sides' lines meet at the card's true corner."""
+    out: list[Vector] = []
+    n = len(poly)
+    if n < 3:
+        return out
+    area2 = float(np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1)
+                         * poly[:, 1]))
+    orient = 1.0 if area2 > 0 else -1.0
+    starts = poly
+    ends = np.roll(poly, -1, axis=0)
+    lengths = np.hypot(*(ends - starts).T)
+    long_edges = [i for i in range(n) if lengths[i] >= 0.14]
+    if len(long_edges) < 2:
+        return out
+    for j, k in enumerate(long_edges):
+        m = long_edges[(j + 1) % len(long_edges)]
+        between = [(k + t) % n for t in range(1, (m - k) % n)]
+        if sum(float(lengths[i]) for i in between) > 0.25:
+            continue
+        a_dir = (starts[k] - ends[k]) / lengths[k]  # back along the side before the corner
+        b_dir = (ends[m] - starts[m]) / lengths[m]  # forward along the side after it
+        cos = float(a_dir @ b_dir)
+        if abs(cos) > 0.3:  # not within about 17 degrees of square
+            continue
+        if orient * float(b_dir[0] * a_dir[1] - b_dir[1] * a_dir[0]) <= 0:
+            continue  # a notch, not a corner of the blob
+        # Where the two sides' lines meet.
+        p, r = ends[k], -a_dir
+        q, t_ = starts[m], b_dir
+        den = r[0] * t_[1] - r[1] * t_[0]
+        if abs(den) < 1e-6:
+            continue
+        u = ((q[0] - p[0]) * t_[1] - (q[1] - p[1]) * t_[0]) / den
+        c = p + u * r
+        if float(np.hypot(*(c - ends[k]))) > 0.2:
+            continue
+        # Make the two directions exactly square, splitting the difference.
+        bis = a_dir + b_dir
+        bis /= max(float(np.hypot(*bis)), 1e-9)
+        perp = np.array([-bis[1], bis[0]])
+        sign = 1.0 if float(perp @ a_dir) > 0 else -1.0
+        da = (bis + sign * perp) / math.sqrt(2)
+        db = (bis - sign * perp) / math.sqrt(2)
+        for wa, wb in ((aspect, 1.0), (1.0, aspect)):
+            out.append(np.array([c, c + da * wa, c + da * wa + db * wb, c + db * wb]))
+    return out
+
+
+def _samples(rects: Vector, aspect: float) -> tuple[Vector, Vector]:
+    """Interior points (7 x 9 grid) and side points (10 per side) of plane rectangles
+    (K, 4, 2): arrays (K, 63, 2) and (K, 40, 2)."""
+    o = rects[:, 0:1]
+    u = rects[:, 1:2] - o
+    v = rects[:, 3:4] - o
+    gs = np.linspace(0.08, 0.92, 7)
+    gt = np.linspace(0.06, 0.94, 9)
+    s, t = np.meshgrid(gs, gt)
+    s, t = s.ravel()[None, :, None], t.ravel()[None, :, None]
+    inner = o + s * u + t * v
+    k = np.linspace(0.1, 0.9, 10)[None, :, None]
+    sides = np.concatenate([o + k * u, o + u + k * v, o + v + k * u, o + k * v], axis=1)
+    return inner, sides
+
+
+def _look_up(mask: Image, pts: Vector) -> Vector:
+    """``mask`` at points (local pixels, any shape (..., 2)); outside the window: False."""
+    h, w = mask.shape[:2]
+    x = np.round(pts[..., 0]).astype(np.int64)
+    y = np.round(pts[..., 1]).astype(np.int64)
+    ok = (x >= 0) & (y >= 0) & (x < w) & (y < h)
+    out = np.zeros(pts.shape[:-1], bool)
+    out[ok] = mask[y[ok], x[ok]] > 0
+    return out
+
+
+def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[Vector], Image]:
+    """The cards of one blob (plane rectangles) and what is left of it (local mask)."""
+    card_px = abs(float(cv2.contourArea(_to(blob.from_plane, np.array(
+        [(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)).astype(np.float32))))
+    covered = np.zeros_like(blob.mask)
+    chosen: list[Vector] = []
+    # Outline simplification: a few percent of a card, and no finer than the pixels allow.
+    eps = max(0.03, 1.3 / math.sqrt(card_px / aspect))
+    for _ in range(limit):
+        residual = cv2.bitwise_and(blob.mask, 1 - covered)
+        residual = cv2.morphologyEx(residual, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        found, _ = cv2.findContours(residual, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        hyps: list[Vector] = []
+        for c in found:
+            if cv2.contourArea(c) < _MIN_PIECE * card_px:
+                continue
+            p = _to(blob.to_plane, c.reshape(-1, 2).astype(np.float64))
+            poly = cv2.approxPolyDP(p.astype(np.float32).reshape(-1, 1, 2), eps, True)
+            hyps += _corner_hypotheses(poly.reshape(-1, 2).astype(np.float64), aspect)
+        if not hyps:
+            break
+        rects = np.stack(hyps)
+        inner, sides = _samples(rects, aspect)
+        inner_px = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
+        side_px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
+        inside = _look_up(blob.mask, inner_px).mean(axis=1)
+        new = _look_up(residual, inner_px).mean(axis=1)
+        borne = (_look_up(blob.band, side_px) | _look_up(blob.edges, side_px)).mean(axis=1)
+        value = new * borne
+        value[(inside < 0.88) | (borne < 0.5) | (new < 0.1)] = -1
+        best = int(np.argmax(value))
+        if value[best] <= 0:
+            break
+        rect = rects[best]
+        chosen.append(rect)
+        quad = _to(blob.from_plane, rect)
+        cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
+    left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
+    return chosen, left
+
+
+def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_height: float,
+                    max_candidates: int = 160) -> TableDetection:
+    """Every card on the calibrated ``table`` in ``frame`` and the occluders over it."""
+    small = half(frame)
+    mask = table.foreground(small)
+    plane = plane_of(table, card_height)
+    to_plane_small = plane @ _TO_FULL
+    from_plane_small = np.linalg.inv(to_plane_small)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    found = sorted(found, key=cv2.contourArea, reverse=True)[:max_candidates]
+    quads: list[Quad] = []
+    peeled: list[bool] = []
+    occluders = np.zeros_like(mask)
+    hs, ws = mask.shape
+    for contour in found:
+        pts = contour.reshape(-1, 2).astype(np.float64)
+        p = _to(to_plane_small, pts)
+        area = abs(float(cv2.contourArea(p.astype(np.float32))))
+        if area < 0.25 * aspect:
+            continue
+        (_, _), (rw, rh), _ = cv2.minAreaRect(p.astype(np.float32))
+        short, long = min(rw, rh), max(rw, rh)
+        hull = abs(float(cv2.contourArea(cv2.convexHull(p.astype(np.float32)))))
+        if (abs(short - aspect) < 0.1 * aspect and abs(long - 1) < 0.1
+                and hull > 0.88 * short * long and area > 0.8 * short * long):
+            quads.append(_single(contour))
+            peeled.append(False)
+            continue
+        x, y, w, h = cv2.boundingRect(contour)
+        x0, y0 = max(x - 3, 0), max(y - 3, 0)
+        x1, y1 = min(x + w + 3, ws), min(y + h + 3, hs)
+        local = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(local, [contour - np.array([x0, y0], np.int32)], -1, 1, -1)
+        local &= (mask[y0:y1, x0:x1] > 0).astype(np.uint8)
+        k5 = np.ones((5, 5), np.uint8)
+        band = (cv2.dilate(local, k5) - cv2.erode(local, k5)) > 0
+        # The picture's edge at the frame's border is no card's side.
+        band[:, :1] = band[:, -1:] = False
+        band[:1, :] = band[-1:, :] = False
+        if x0 == 0:
+            band[:, :3] = False
+        if y0 == 0:
+            band[:3, :] = False
+        if x1 == ws:
+            band[:, -3:] = False
+        if y1 == hs:
+            band[-3:, :] = False
+        g = grey[y0:y1, x0:x1]
+        gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+        edges = cv2.dilate((np.hypot(gx, gy) > 60).astype(np.uint8), np.ones((3, 3),
+                                                                            np.uint8)) > 0
+        shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+        blob = _Blob(x0, y0, local, band, edges, to_plane_small @ shift,
+                     np.linalg.inv(shift) @ from_plane_small)
+        limit = max(int(area / aspect * 1.6) + 2, 3)
+        rects, left = _peel(blob, aspect, min(limit, 14))
+        outline = contour - np.array([x0, y0], np.int32)
+        for rect in rects:
+            # Each side that lies on the blob's outline is fitted to it (sub-pixel corners).
+            rough = _to(blob.from_plane, rect).astype(np.float32)
+            fitted = fit_quad(outline, rough)
+            quad = (rough if fitted is None else fitted) + np.array([x0, y0])
+            quads.append(order_corners(((quad + 0.5) * SCALE - 0.5).astype(np.float32)))
+            peeled.append(True)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+        for label in range(1, n):
+            if stats[label, cv2.CC_STAT_AREA] < 20:
+                continue
+            piece = (labels == label).astype(np.uint8)
+            cs, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            piece_area = sum(abs(float(cv2.contourArea(_to(
+                blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
+                for c in cs)
+            if piece_area >= _OCCLUDER * aspect:
+                occluders[y0:y1, x0:x1] |= piece * 255
+    return TableDetection(quads=quads, peeled=peeled, occluders=occluders)
+
+
+def _single(contour: Contour) -> Quad:
+    """A lone card's corners from its half-resolution outline, each side fitted with a line."""
+    rect = cv2.minAreaRect(contour)
+    quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
+    if quad is None:
+        quad = cv2.boxPoints(rect).astype(np.float32)
+    return order_corners((quad + 0.5) * SCALE - 0.5)
