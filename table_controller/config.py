@@ -40,7 +40,7 @@ from table_controller.vocabulary.cards import Card, CardError, parse_card
 GAMES: Mapping[str, Structure] = {"nlhe": Structure.NO_LIMIT, "plhe": Structure.POT_LIMIT,
                                   "flhe": Structure.FIXED_LIMIT}
 CAMERA_KEYS = frozenset({"source", "deck", "templates", "width", "height", "card_height",
-                         "confirm_frames", "zones"})
+                         "confirm_frames", "zones", "table"})
 DEFAULT_PUBLIC = "tcp://127.0.0.1:5556"
 DEFAULT_FLOOR = "tcp://127.0.0.1:5557"
 DEFAULT_CONSOLE = "tcp://127.0.0.1:5558"
@@ -346,4 +346,7 @@ def _camera(path: str, raw: Any, base: Path) -> CameraSettings | None:
                             where=f"{path}: camera")
     except CalibrationError as exc:
         raise ConfigError(str(exc).replace("[vision", "[camera")) from None
-    return CameraSettings(source=source, deck=deck, templates=templates, raw=dict(r.data))
+    raw_section = dict(r.data)
+    if "table" in raw_section:  # the calibrated table: relative to the configuration file
+        raw_section["table"] = str(r.path_of("table", base))
+    return CameraSettings(source=source, deck=deck, templates=templates, raw=raw_section)
