@@ -44,6 +44,13 @@ class SeenCard(Labelled):
                 "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners]}
 
 
+_PEELED_BACK = 0.05
+_PEELED_FACE = 0.3
+"""A card found inside a blob of several things (its outline inferred) is kept only if it
+looks like a card: its back or face match scores at least this (a true card's median is 0.45
+for a back and 1.6 for a face; a rectangle on a hand or between two cards scores about 0)."""
+
+
 @dataclass(frozen=True, slots=True)
 class TableView:
     """One frame's cards and the zones something else covers (a hand, an arm, chips): the
@@ -131,9 +138,11 @@ class FrameAnalyser:
                                     card_height=card_height,
                                     max_candidates=self.detector.max_candidates)
             quads = found.quads
+            peeled = found.peeled
             occluded = self._occluded(found.occluders)
         else:
             quads = detect_cards(frame, self.detector)
+            peeled = [False] * len(quads)
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
         looks: list[Vector | None] = [None] * len(quads)
         if self.remember:
@@ -151,9 +160,12 @@ class FrameAnalyser:
         self.read_count += len(fresh)
         out = []
         memory: list[_Memory] = []
-        for quad, reading, seen_look in zip(quads, readings, looks, strict=True):
+        for k, (quad, reading, seen_look) in enumerate(zip(quads, readings, looks,
+                                                           strict=True)):
             assert reading is not None
             label, score, margin = reading
+            if peeled[k] and score < (_PEELED_BACK if label == "back" else _PEELED_FACE):
+                continue  # an outline inferred inside a blob that looks like no card
             if seen_look is not None:
                 memory.append(_Memory(quad, seen_look, label, score, margin))
             cx, cy = (float(v) for v in np.asarray(quad).mean(axis=0))

@@ -154,11 +154,26 @@ def plane_from_cards(quads: Sequence[Quad], aspect: float, *, rounds: int = 30) 
     ref = int(np.argmin(np.linalg.norm(centres - centres.mean(axis=0), axis=1)))
     h = cv2.getPerspectiveTransform(np.asarray(quads[ref], np.float32).reshape(4, 2),
                                     model.astype(np.float32)).astype(np.float64)
+    # Seen at a slant a card may look wider than long, so which side is short is decided in
+    # the plane found so far: each card's rectangle is fitted both ways round, the better kept.
+    turned = np.array([(0, 0), (1, 0), (1, aspect), (0, aspect)], np.float64)
+    weights = np.ones(len(quads))
     for _ in range(rounds):
         mapped = cv2.perspectiveTransform(image_pts.reshape(-1, 1, 2), h).reshape(-1, 2)
-        targets = np.concatenate([_rigid_fit(model, mapped[4 * i:4 * i + 4])
-                                  for i in range(len(quads))])
-        new, _ = cv2.findHomography(image_pts, targets, 0)
+        fits = []
+        errors = []
+        for i in range(len(quads)):
+            seen = mapped[4 * i:4 * i + 4]
+            best = min((_rigid_fit(m, seen) for m in (model, turned)),
+                       key=lambda f, seen=seen: float(np.abs(f - seen).sum()))
+            fits.append(best)
+            errors.append(float(np.linalg.norm(best - seen, axis=1).max()))
+        # A card that fits far worse than the others (lying on something, misfound) is left out.
+        typical = float(np.median(errors)) + 0.01
+        weights = np.array([1.0 if e <= 3 * typical else 0.0 for e in errors])
+        keep = np.repeat(weights > 0, 4)
+        targets = np.concatenate(fits)
+        new, _ = cv2.findHomography(image_pts[keep], targets[keep], 0)
         if new is None:
             break
         h = np.asarray(new, np.float64)

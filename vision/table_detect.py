@@ -32,6 +32,10 @@ _TO_FULL = np.array([[SCALE, 0, (SCALE - 1) / 2], [0, SCALE, (SCALE - 1) / 2], [
 """Half-resolution pixel centres to full-resolution pixels."""
 _MIN_PIECE = 0.06  # card areas: smaller leftovers are a card's edge, not a card
 _OCCLUDER = 0.45  # card areas: larger leftovers are a hand, an arm, a stack of chips
+_MIN_NEW = 0.2
+"""A card peeled off a blob must show at least this much of itself not already explained by
+the cards found before it (a squared card showing less is not told from its neighbour's
+ragged edge)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +70,8 @@ class _Blob:
     y0: int
     mask: Image  # uint8 0/1
     band: Image  # the outline, a pixel or two wide (bool)
-    edges: Image  # strong picture edges (bool)
+    gx: Image  # the picture's gradient (float32), x and y
+    gy: Image
     to_plane: Vector  # local half-resolution pixels -> plane
     from_plane: Vector
 
@@ -149,6 +154,29 @@ def _look_up(mask: Image, pts: Vector) -> Vector:
     return out
 
 
+def _along_edge(blob: _Blob, sides: Vector) -> Vector:
+    """Whether each side point (K, 40, 2; four sides of 10) lies on an edge of the picture
+    that runs along that side: the brightness changes across the side, not along it (the edge
+    of a card lying on another; a back's own pattern runs every way and does not count)."""
+    d = np.stack([sides[:, 9] - sides[:, 0], sides[:, 19] - sides[:, 10],
+                  sides[:, 29] - sides[:, 20], sides[:, 39] - sides[:, 30]], axis=1)
+    d /= np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-9)
+    t = np.repeat(d, 10, axis=1)  # (K, 40, 2): each point's side direction
+    h, w = blob.gx.shape
+    x = np.clip(np.round(sides[..., 0]).astype(np.int64), 0, w - 1)
+    y = np.clip(np.round(sides[..., 1]).astype(np.int64), 0, h - 1)
+    best = np.zeros(sides.shape[:2], bool)
+    # Within a pixel of the point, across the side (the card's edge may fall between).
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            yy, xx = np.clip(y + dy, 0, h - 1), np.clip(x + dx, 0, w - 1)
+            gx, gy = blob.gx[yy, xx], blob.gy[yy, xx]
+            along = np.abs(gx * t[..., 0] + gy * t[..., 1])
+            across = np.abs(gx * -t[..., 1] + gy * t[..., 0])
+            best |= (across > 48) & (across > 1.8 * along)
+    return best
+
+
 def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[Vector], Image]:
     """The cards of one blob (plane rectangles) and what is left of it (local mask)."""
     card_px = abs(float(cv2.contourArea(_to(blob.from_plane, np.array(
@@ -176,9 +204,9 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[Vector], Image]:
         side_px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
         inside = _look_up(blob.mask, inner_px).mean(axis=1)
         new = _look_up(residual, inner_px).mean(axis=1)
-        borne = (_look_up(blob.band, side_px) | _look_up(blob.edges, side_px)).mean(axis=1)
+        borne = (_look_up(blob.band, side_px) | _along_edge(blob, side_px)).mean(axis=1)
         value = new * borne
-        value[(inside < 0.88) | (borne < 0.5) | (new < 0.1)] = -1
+        value[(inside < 0.88) | (borne < 0.5) | (new < _MIN_NEW)] = -1
         best = int(np.argmax(value))
         if value[best] <= 0:
             break
@@ -214,7 +242,11 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         (_, _), (rw, rh), _ = cv2.minAreaRect(p.astype(np.float32))
         short, long = min(rw, rh), max(rw, rh)
         hull = abs(float(cv2.contourArea(cv2.convexHull(p.astype(np.float32)))))
-        if (abs(short - aspect) < 0.1 * aspect and abs(long - 1) < 0.1
+        # An outline through pixel centres is a pixel short of the card each way: on a small
+        # card that is several percent.
+        px = math.sqrt(max(cv2.contourArea(contour), 1.0) / area)  # pixels per card height
+        slack = 0.1 + 1.5 / px
+        if (abs(short - aspect) < slack * aspect and abs(long - 1) < slack
                 and hull > 0.88 * short * long and area > 0.8 * short * long):
             quads.append(_single(contour))
             peeled.append(False)
@@ -241,10 +273,8 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         g = grey[y0:y1, x0:x1]
         gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
         gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
-        edges = cv2.dilate((np.hypot(gx, gy) > 60).astype(np.uint8), np.ones((3, 3),
-                                                                            np.uint8)) > 0
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
-        blob = _Blob(x0, y0, local, band, edges, to_plane_small @ shift,
+        blob = _Blob(x0, y0, local, band, gx, gy, to_plane_small @ shift,
                      np.linalg.inv(shift) @ from_plane_small)
         limit = max(int(area / aspect * 1.6) + 2, 3)
         rects, left = _peel(blob, aspect, min(limit, 14))
