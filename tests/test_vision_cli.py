@@ -178,7 +178,7 @@ def test_calibrate_learns_the_empty_table_and_detect_uses_it(tmp_path: Path,
     store = tmp_path / "store"
     assert main(["vision", "enroll", str(folder), "--deck", "bridge", "--store", str(store)]) == 0
     deck = synth.load_deck_images(folder)
-    setup = scenes.make_setup(21, size=(640, 480), felt="printed", tilt=30.0)
+    setup = scenes.make_setup(21, size=(1280, 720), felt="printed", tilt=30.0)
     empties = []
     for k in range(2):
         path = tmp_path / f"empty{k}.png"
@@ -197,13 +197,13 @@ def test_calibrate_learns_the_empty_table_and_detect_uses_it(tmp_path: Path,
     assert code == 0, capsys.readouterr().err
     assert "and its plane" in capsys.readouterr().out
     picture = cv2.imread(str(out))
-    assert picture is not None and picture.shape == (480, 640, 3)
+    assert picture is not None and picture.shape == (720, 1280, 3)
     # The zones in image coordinates and the calibrated table, from the configuration.
     zones = "\n".join(f"{name} = {[[round(x), round(y)] for x, y in poly]}"
                       for name, poly in setup.layout().zones.items())
     config = tmp_path / "table.toml"
     config.write_text(f"[vision]\ntable = \"{table}\"\ncard_height = "
-                      f"{setup.layout().card_height:.1f}\nwidth = 640\nheight = 480\n"
+                      f"{setup.layout().card_height:.1f}\nwidth = 1280\nheight = 720\n"
                       f"[vision.zones]\n{zones}\n")
     scene = scenes.make_scene(setup, deck, 3)
     image = tmp_path / "scene.png"

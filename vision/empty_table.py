@@ -164,8 +164,8 @@ def plane_from_cards(quads: Sequence[Quad], aspect: float, *, rounds: int = 30) 
         errors = []
         for i in range(len(quads)):
             seen = mapped[4 * i:4 * i + 4]
-            best = min((_rigid_fit(m, seen) for m in (model, turned)),
-                       key=lambda f, seen=seen: float(np.abs(f - seen).sum()))
+            both = [_rigid_fit(m, seen) for m in (model, turned)]
+            best = min(both, key=lambda f: float(np.abs(f - seen).sum()))
             fits.append(best)
             errors.append(float(np.linalg.norm(best - seen, axis=1).max()))
         # A card that fits far worse than the others (lying on something, misfound) is left out.

@@ -32,7 +32,7 @@ _TO_FULL = np.array([[SCALE, 0, (SCALE - 1) / 2], [0, SCALE, (SCALE - 1) / 2], [
 """Half-resolution pixel centres to full-resolution pixels."""
 _MIN_PIECE = 0.06  # card areas: smaller leftovers are a card's edge, not a card
 _OCCLUDER = 0.45  # card areas: larger leftovers are a hand, an arm, a stack of chips
-_MIN_NEW = 0.2
+_MIN_NEW = 0.12
 """A card peeled off a blob must show at least this much of itself not already explained by
 the cards found before it (a squared card showing less is not told from its neighbour's
 ragged edge)."""
