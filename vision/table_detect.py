@@ -163,17 +163,16 @@ def _along_edge(blob: _Blob, sides: Vector) -> Vector:
     d /= np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-9)
     t = np.repeat(d, 10, axis=1)  # (K, 40, 2): each point's side direction
     h, w = blob.gx.shape
-    x = np.clip(np.round(sides[..., 0]).astype(np.int64), 0, w - 1)
-    y = np.clip(np.round(sides[..., 1]).astype(np.int64), 0, h - 1)
     best = np.zeros(sides.shape[:2], bool)
-    # Within a pixel of the point, across the side (the card's edge may fall between).
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            yy, xx = np.clip(y + dy, 0, h - 1), np.clip(x + dx, 0, w - 1)
-            gx, gy = blob.gx[yy, xx], blob.gy[yy, xx]
-            along = np.abs(gx * t[..., 0] + gy * t[..., 1])
-            across = np.abs(gx * -t[..., 1] + gy * t[..., 0])
-            best |= (across > 48) & (across > 1.8 * along)
+    # At the point or a pixel to either side across the side (the edge may fall between).
+    nx, ny = -t[..., 1], t[..., 0]
+    for step in (-1.0, 0.0, 1.0):
+        xx = np.clip(np.round(sides[..., 0] + step * nx).astype(np.int64), 0, w - 1)
+        yy = np.clip(np.round(sides[..., 1] + step * ny).astype(np.int64), 0, h - 1)
+        gx, gy = blob.gx[yy, xx], blob.gy[yy, xx]
+        along = np.abs(gx * t[..., 0] + gy * t[..., 1])
+        across = np.abs(gx * nx + gy * ny)
+        best |= (across > 48) & (across > 1.8 * along)
     return best
 
 
@@ -185,6 +184,13 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[Vector], Image]:
     chosen: list[Vector] = []
     # Outline simplification: a few percent of a card, and no finer than the pixels allow.
     eps = max(0.03, 1.3 / math.sqrt(card_px / aspect))
+    # Possible cards met so far, with what does not change as cards are taken: whether each
+    # lies within the blob and has its sides borne out. Only how much of each is still
+    # unexplained is worked out again after each card taken.
+    pool_rects = np.zeros((0, 4, 2))
+    pool_inner = np.zeros((0, 63, 2))
+    pool_ok = np.zeros(0, bool)
+    pool_borne = np.zeros(0)
     for _ in range(limit):
         residual = cv2.bitwise_and(blob.mask, 1 - covered)
         residual = cv2.morphologyEx(residual, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -196,21 +202,32 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[Vector], Image]:
             p = _to(blob.to_plane, c.reshape(-1, 2).astype(np.float64))
             poly = cv2.approxPolyDP(p.astype(np.float32).reshape(-1, 1, 2), eps, True)
             hyps += _corner_hypotheses(poly.reshape(-1, 2).astype(np.float64), aspect)
-        if not hyps:
+        if hyps:
+            rects = np.stack(hyps)
+            if len(pool_rects):  # corners already met (the rest of the outline is unchanged)
+                d = np.abs(rects[:, None, 0] - pool_rects[None, :, 0]).max(axis=2)
+                e = np.abs(rects[:, None, 2] - pool_rects[None, :, 2]).max(axis=2)
+                rects = rects[~((d < 0.02) & (e < 0.02)).any(axis=1)]
+            if len(rects):
+                inner, sides = _samples(rects, aspect)
+                inner_px = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
+                side_px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
+                inside = _look_up(blob.mask, inner_px).mean(axis=1)
+                borne = (_look_up(blob.band, side_px) | _along_edge(blob, side_px)).mean(axis=1)
+                pool_rects = np.concatenate([pool_rects, rects])
+                pool_inner = np.concatenate([pool_inner, inner_px])
+                pool_ok = np.concatenate([pool_ok, (inside >= 0.88) & (borne >= 0.5)])
+                pool_borne = np.concatenate([pool_borne, borne])
+        if not pool_ok.any():
             break
-        rects = np.stack(hyps)
-        inner, sides = _samples(rects, aspect)
-        inner_px = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
-        side_px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
-        inside = _look_up(blob.mask, inner_px).mean(axis=1)
-        new = _look_up(residual, inner_px).mean(axis=1)
-        borne = (_look_up(blob.band, side_px) | _along_edge(blob, side_px)).mean(axis=1)
-        value = new * borne
-        value[(inside < 0.88) | (borne < 0.5) | (new < _MIN_NEW)] = -1
+        new = _look_up(residual, pool_inner).mean(axis=1)
+        value = new * pool_borne
+        value[~pool_ok | (new < _MIN_NEW)] = -1
         best = int(np.argmax(value))
         if value[best] <= 0:
             break
-        rect = rects[best]
+        rect = pool_rects[best]
+        pool_ok[best] = False
         chosen.append(rect)
         quad = _to(blob.from_plane, rect)
         cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
@@ -227,12 +244,22 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     to_plane_small = plane @ _TO_FULL
     from_plane_small = np.linalg.inv(to_plane_small)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grad_x = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    grad_y = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    found = sorted(found, key=cv2.contourArea, reverse=True)[:max_candidates]
+    # Blobs far smaller than the smallest card anywhere in the frame are skipped unexamined.
+    hs, ws = mask.shape
+    corners = np.array([(0, 0), (ws, 0), (ws, hs), (0, hs), (ws / 2, hs / 2)], np.float64)
+    card = np.array([(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)
+    smallest = min(abs(float(cv2.contourArea(_to(from_plane_small, c + card).astype(
+        np.float32)))) for c in _to(to_plane_small, corners))
+    areas = [cv2.contourArea(c) for c in found]
+    order = sorted((i for i, a in enumerate(areas) if a >= 0.2 * smallest),
+                   key=lambda i: -areas[i])[:max_candidates]
+    found = [found[i] for i in order]
     quads: list[Quad] = []
     peeled: list[bool] = []
     occluders = np.zeros_like(mask)
-    hs, ws = mask.shape
     for contour in found:
         pts = contour.reshape(-1, 2).astype(np.float64)
         p = _to(to_plane_small, pts)
@@ -250,6 +277,13 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                 and hull > 0.88 * short * long and area > 0.8 * short * long):
             quads.append(_single(contour))
             peeled.append(False)
+            continue
+        row = _row(p, area, hull, aspect, slack)
+        if row is not None:
+            for rect in row:
+                quad = _to(from_plane_small, rect)
+                quads.append(order_corners(((quad + 0.5) * SCALE - 0.5).astype(np.float32)))
+                peeled.append(True)
             continue
         x, y, w, h = cv2.boundingRect(contour)
         x0, y0 = max(x - 3, 0), max(y - 3, 0)
@@ -270,9 +304,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             band[:, -3:] = False
         if y1 == hs:
             band[-3:, :] = False
-        g = grey[y0:y1, x0:x1]
-        gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
-        gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+        gx, gy = grad_x[y0:y1, x0:x1], grad_y[y0:y1, x0:x1]
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
         blob = _Blob(x0, y0, local, band, gx, gy, to_plane_small @ shift,
                      np.linalg.inv(shift) @ from_plane_small)
@@ -297,7 +329,116 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                 for c in cs)
             if piece_area >= _OCCLUDER * aspect:
                 occluders[y0:y1, x0:x1] |= piece * 255
+    if any(peeled):
+        grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        idx = [i for i, p in enumerate(peeled) if p]
+        for start in range(0, len(idx), 500):  # remap's row limit
+            part = idx[start:start + 500]
+            for i, quad in zip(part, snap(grey_full, [quads[i] for i in part]), strict=True):
+                quads[i] = order_corners(quad)
     return TableDetection(quads=quads, peeled=peeled, occluders=occluders)
+
+
+_SNAP_T = np.linspace(0.12, 0.88, 14, dtype=np.float32)
+_SNAP_D = np.arange(-6, 6.5, 0.5, dtype=np.float32)
+
+
+def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
+    """Each card's sides moved onto the picture's edges nearby (full resolution, within six
+    pixels): a side is refitted to the points along it where the brightness changes most
+    steeply across it; a side with too few such points, or a corner that would move too far,
+    stays. An outline inferred from a blob at half resolution is a few pixels off, too much
+    for a small index."""
+    if not quads:
+        return quads
+    q = np.stack([np.asarray(x, np.float32).reshape(4, 2) for x in quads])  # (K, 4, 2)
+    a, b = q, np.roll(q, -1, axis=1)
+    along = b - a
+    length = np.maximum(np.linalg.norm(along, axis=2, keepdims=True), 1e-6)
+    t = along / length
+    centre = q.mean(axis=1, keepdims=True)
+    normal = np.stack([-t[..., 1], t[..., 0]], axis=2)
+    mid = (a + b) / 2
+    flip = np.sum((mid - centre) * normal, axis=2, keepdims=True) < 0
+    normal = np.where(flip, -normal, normal)  # outward
+    pts = a[:, :, None, :] + _SNAP_T[None, None, :, None] * along[:, :, None, :]  # (K,4,14,2)
+    probe = (pts[..., None, :] + _SNAP_D[None, None, None, :, None]
+             * normal[:, :, None, None, :])  # (K, 4, 14, D, 2)
+    shape = probe.shape[:-1]
+    # One map row per side point (remap takes fewer than 32,767 rows: at most 585 cards).
+    flat = np.ascontiguousarray(probe.reshape(-1, len(_SNAP_D), 2))
+    values = np.asarray(cv2.remap(grey, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE), np.float32).reshape(shape)
+    step = np.abs(values[..., 2:] - values[..., :-2])  # across the side, two half-steps
+    best = np.argmax(step, axis=-1)
+    strength = np.take_along_axis(step, best[..., None], axis=-1)[..., 0]
+    offset = _SNAP_D[1:-1][best]  # (K, 4, 14)
+    snapped = pts + offset[..., None] * normal[:, :, None, :]
+    out: list[Quad] = []
+    for k in range(len(quads)):
+        lines = []
+        for side in range(4):
+            good = strength[k, side] > 18
+            if int(good.sum()) >= 6:
+                vx, vy, x0, y0 = cv2.fitLine(snapped[k, side][good].astype(np.float32),
+                                             cv2.DIST_HUBER, 0, 0.01, 0.01).ravel().tolist()
+                lines.append((x0, y0, vx, vy))
+            else:
+                lines.append((float(a[k, side, 0]), float(a[k, side, 1]),
+                              float(t[k, side, 0]), float(t[k, side, 1])))
+        corners = []
+        for i in range(4):
+            px, py, dx, dy = lines[i]
+            qx, qy, ex, ey = lines[i - 1]
+            den = ex * dy - ey * dx
+            if abs(den) < 1e-3:
+                corners.append(q[k, i])
+                continue
+            u = ((px - qx) * dy - (py - qy) * dx) / den
+            corners.append(np.array([qx + u * ex, qy + u * ey], np.float32))
+        new = np.array(corners, np.float32)
+        out.append(new if float(np.abs(new - q[k]).max()) <= 8 else np.asarray(quads[k]))
+    return out
+
+
+def _row(outline: Vector, area: float, hull: float, aspect: float, slack: float
+         ) -> list[Vector] | None:
+    """Cards lying side by side in a neat row (a touching board, a pair of hole cards laid
+    square next to each other): in the plane the blob is a rectangle one card across and a
+    whole number of cards long, give or take narrow gaps. The row is cut into cards of the
+    deck's size, the gaps shared out. None: not such a row."""
+    pts = outline.astype(np.float32)
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)
+    short, long = min(rw, rh), max(rw, rh)
+    if long <= 0 or hull < 0.93 * short * long or area < 0.9 * short * long:
+        return None
+    box = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float64)
+    # The box's corners with its long side first: b0 -> b1 along the row, b0 -> b3 across.
+    sides = [float(np.linalg.norm(box[(i + 1) % 4] - box[i])) for i in range(4)]
+    if sides[0] < sides[1]:
+        box = np.roll(box, -1, axis=0)
+    b0, b1, b3 = box[0], box[1], box[3]
+    axis = (b1 - b0) / long
+    across = (b3 - b0) / short
+    for along_size, across_size in ((aspect, 1.0), (1.0, aspect)):
+        if abs(short - across_size) > slack * across_size:
+            continue
+        k = round(long / along_size)
+        if k < 2 or k > 8:
+            continue
+        gap = (long - k * along_size) / (k - 1)
+        if not -0.04 <= gap <= 0.3 * along_size:
+            continue
+        step = along_size + max(gap, 0.0)
+        size = along_size if gap >= 0 else long / k
+        step = step if gap >= 0 else size
+        out = []
+        for j in range(k):
+            a = b0 + axis * (j * step)
+            out.append(np.array([a, a + axis * size, a + axis * size + across * short,
+                                 a + across * short]))
+        return out
+    return None
 
 
 def _single(contour: Contour) -> Quad:
