@@ -20,6 +20,7 @@ from vision.empty_table import SCALE, EmptyTable
 from vision.layout import TableLayout
 from vision.recognise import Labelled, Recogniser
 from vision.table_detect import detect_on_table
+from vision.templates import warp_cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,25 @@ _PEELED_FACE = 0.3
 """A card found inside a blob of several things (its outline inferred) is kept only if it
 looks like a card: its back or face match scores at least this (a true card's median is 0.45
 for a back and 1.6 for a face; a rectangle on a hand or between two cards scores about 0)."""
+
+
+_PEELED_TEXTURE = 0.09
+"""A card found inside a blob must show some pattern: the spread of its grey levels at least
+this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
+
+
+def _textured(frame: Image, quads: list[Vector], peeled: list[bool]
+              ) -> tuple[list[Vector], list[bool]]:
+    """The cards found, less the peeled ones that are plain (a sleeve, an arm)."""
+    which = [i for i, p in enumerate(peeled) if p]
+    if not which:
+        return quads, peeled
+    grey = cv2.cvtColor(warp_cards(frame, [quads[i] for i in which], (36, 50)),
+                        cv2.COLOR_BGR2GRAY).reshape(len(which), -1).astype(np.float32)
+    plain = {i for i, spread, mean in zip(which, grey.std(axis=1), grey.mean(axis=1),
+                                          strict=True) if spread < _PEELED_TEXTURE * (mean + 1)}
+    keep = [i for i in range(len(quads)) if i not in plain]
+    return [quads[i] for i in keep], [peeled[i] for i in keep]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +157,7 @@ class FrameAnalyser:
             found = detect_on_table(frame, self.table, aspect=self.recogniser.aspect,
                                     card_height=card_height,
                                     max_candidates=self.detector.max_candidates)
-            quads = found.quads
-            peeled = found.peeled
+            quads, peeled = _textured(frame, found.quads, found.peeled)
             occluded = self._occluded(found.occluders)
         else:
             quads = detect_cards(frame, self.detector)

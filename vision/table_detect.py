@@ -80,50 +80,51 @@ def _corner_hypotheses(poly: Vector, aspect: float) -> list[Vector]:
     """Card rectangles (plane, (4, 2)) anchored at each square corner of ``poly``. A corner is
     where two long sides meet (the short sides between them, a rounded card corner cut into
     a chamfer or two, are skipped): the two sides' lines meet at the card's true corner."""
-    out: list[Vector] = []
     n = len(poly)
     if n < 3:
-        return out
+        return []
     area2 = float(np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1)
                          * poly[:, 1]))
     orient = 1.0 if area2 > 0 else -1.0
     starts = poly
     ends = np.roll(poly, -1, axis=0)
     lengths = np.hypot(*(ends - starts).T)
-    long_edges = [i for i in range(n) if lengths[i] >= 0.14]
-    if len(long_edges) < 2:
-        return out
-    for j, k in enumerate(long_edges):
-        m = long_edges[(j + 1) % len(long_edges)]
-        between = [(k + t) % n for t in range(1, (m - k) % n)]
-        if sum(float(lengths[i]) for i in between) > 0.25:
-            continue
-        a_dir = (starts[k] - ends[k]) / lengths[k]  # back along the side before the corner
-        b_dir = (ends[m] - starts[m]) / lengths[m]  # forward along the side after it
-        cos = float(a_dir @ b_dir)
-        if abs(cos) > 0.3:  # not within about 17 degrees of square
-            continue
-        if orient * float(b_dir[0] * a_dir[1] - b_dir[1] * a_dir[0]) <= 0:
-            continue  # a notch, not a corner of the blob
-        # Where the two sides' lines meet.
-        p, r = ends[k], -a_dir
-        q, t_ = starts[m], b_dir
-        den = r[0] * t_[1] - r[1] * t_[0]
-        if abs(den) < 1e-6:
-            continue
-        u = ((q[0] - p[0]) * t_[1] - (q[1] - p[1]) * t_[0]) / den
-        c = p + u * r
-        if float(np.hypot(*(c - ends[k]))) > 0.2:
-            continue
-        # Make the two directions exactly square, splitting the difference.
-        bis = a_dir + b_dir
-        bis /= max(float(np.hypot(*bis)), 1e-9)
-        perp = np.array([-bis[1], bis[0]])
-        sign = 1.0 if float(perp @ a_dir) > 0 else -1.0
-        da = (bis + sign * perp) / math.sqrt(2)
-        db = (bis - sign * perp) / math.sqrt(2)
-        for wa, wb in ((aspect, 1.0), (1.0, aspect)):
-            out.append(np.array([c, c + da * wa, c + da * wa + db * wb, c + db * wb]))
+    k = np.flatnonzero(lengths >= 0.14)
+    if len(k) < 2:
+        return []
+    m = np.roll(k, -1)
+    # The length of the short sides between long side k and the next long side m.
+    c = np.concatenate([[0.0], np.cumsum(np.concatenate([lengths, lengths]))])
+    m_ahead = np.where(m > k, m, m + n)
+    between = c[m_ahead] - c[k + 1]
+    a_dir = (starts[k] - ends[k]) / lengths[k][:, None]  # back along the side before
+    b_dir = (ends[m] - starts[m]) / lengths[m][:, None]  # forward along the side after
+    cos = np.sum(a_dir * b_dir, axis=1)
+    convex = orient * (b_dir[:, 0] * a_dir[:, 1] - b_dir[:, 1] * a_dir[:, 0]) > 0
+    # Where the two sides' lines meet.
+    p, r = ends[k], -a_dir
+    q, t = starts[m], b_dir
+    den = r[:, 0] * t[:, 1] - r[:, 1] * t[:, 0]
+    safe = np.where(np.abs(den) < 1e-6, 1.0, den)
+    u = ((q[:, 0] - p[:, 0]) * t[:, 1] - (q[:, 1] - p[:, 1]) * t[:, 0]) / safe
+    corner = p + u[:, None] * r
+    near = np.hypot(*(corner - ends[k]).T) <= 0.2
+    ok = (between <= 0.25) & (np.abs(cos) <= 0.3) & convex & (np.abs(den) >= 1e-6) & near
+    if not ok.any():
+        return []
+    a_dir, b_dir, corner = a_dir[ok], b_dir[ok], corner[ok]
+    # Make the two directions exactly square, splitting the difference.
+    bis = a_dir + b_dir
+    bis /= np.maximum(np.hypot(*bis.T), 1e-9)[:, None]
+    perp = np.stack([-bis[:, 1], bis[:, 0]], axis=1)
+    sign = np.where(np.sum(perp * a_dir, axis=1) > 0, 1.0, -1.0)[:, None]
+    da = (bis + sign * perp) / math.sqrt(2)
+    db = (bis - sign * perp) / math.sqrt(2)
+    out: list[Vector] = []
+    for wa, wb in ((aspect, 1.0), (1.0, aspect)):
+        rects = np.stack([corner, corner + da * wa, corner + da * wa + db * wb,
+                          corner + db * wb], axis=1)
+        out.extend(rects)
     return out
 
 
