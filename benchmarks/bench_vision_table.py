@@ -218,7 +218,11 @@ def analyser_for(recogniser: Recogniser, setup: scenes.TableSetup,
 
 
 def main(quick: bool) -> dict[str, object]:
-    n_tables, per_table = (6, 6) if quick else (24, 25)
+    return measure(*((6, 6) if quick else (24, 25)))
+
+
+def measure(n_tables: int, per_table: int, *, show: bool = True) -> dict[str, object]:
+    """Figures on ``n_tables`` tables of ``per_table`` scenes each (printed when ``show``)."""
     with tempfile.TemporaryDirectory(prefix="bridge_deck_") as tmp:
         folder = bridge_deck.write_deck(Path(tmp))
         deck_images = synth.load_deck_images(folder)
@@ -259,6 +263,8 @@ def main(quick: bool) -> dict[str, object]:
         "per_condition": rows,
         "failure_pictures": str(OUT),
     }
+    if not show:
+        return figures
     print(f"deck enrolled from {how}")
     head = f"{'condition':<16}{'identity':>10}{'face/back':>10}{'count':>8}{'false':>8}" \
            f"{'occl':>7}{'images':>8}"

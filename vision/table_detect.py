@@ -184,7 +184,7 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[Vector], Image]:
     covered = np.zeros_like(blob.mask)
     chosen: list[Vector] = []
     # Outline simplification: a few percent of a card, and no finer than the pixels allow.
-    eps = max(0.03, 1.3 / math.sqrt(card_px / aspect))
+    eps = max(0.04, 2.0 / math.sqrt(card_px / aspect))
     # Possible cards met so far, with what does not change as cards are taken: whether each
     # lies within the blob and has its sides borne out. Only how much of each is still
     # unexplained is worked out again after each card taken.
