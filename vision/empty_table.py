@@ -65,8 +65,9 @@ class EmptyTable:
         diff = cv2.max(cv2.max(d0, d1), d2)
         threshold = max(12.0, 4.5 * self.noise * max(gain, 0.3))
         moved = diff > threshold
-        # A shadow darkens every channel by about the same factor: cloth, not a card. Only the
-        # pixels that differ and are darker need the test.
+        # A shadow darkens every channel by about the same factor, by at most half: cloth, not
+        # a card (black ink on a grey cloth is darker still). Only the pixels that differ and
+        # are darker need the test.
         darker = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) < cv2.cvtColor(expected,
                                                                         cv2.COLOR_BGR2GRAY)
         ys, xs = np.nonzero(moved & darker)
@@ -74,7 +75,7 @@ class EmptyTable:
             f = small[ys, xs].astype(np.float32)
             r = f / (expected[ys, xs].astype(np.float32) + 4.0)
             hi, lo = r.max(axis=1), r.min(axis=1)
-            shadow = (hi < 0.95) & (lo > 0.35) & ((hi - lo) < 0.16)
+            shadow = (hi < 0.95) & (lo > 0.5) & ((hi - lo) < 0.16)
             moved[ys[shadow], xs[shadow]] = False
         mask = moved.astype(np.uint8) * 255
         return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),

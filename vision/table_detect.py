@@ -291,7 +291,6 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         x1, y1 = min(x + w + 3, ws), min(y + h + 3, hs)
         local = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.drawContours(local, [contour - np.array([x0, y0], np.int32)], -1, 1, -1)
-        local &= (mask[y0:y1, x0:x1] > 0).astype(np.uint8)
         k5 = np.ones((5, 5), np.uint8)
         band = (cv2.dilate(local, k5) - cv2.erode(local, k5)) > 0
         # The picture's edge at the frame's border is no card's side.
