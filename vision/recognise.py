@@ -377,12 +377,12 @@ class Recogniser:
         per_short = scores.reshape(count, -1, 2).max(axis=2)
         # Red ink is not black ink whatever the shapes say (small indices, blur, odd light).
         # Blur and JPEG wash a small index's colour out: a template's ink colour is matched at
-        # 15% to 100% of its strength (a dim, noisy frame keeps a third of it).
+        # 30% to 100% of its strength.
         inks = _ink_colours(np.stack(cards))[:, None, :]
         ref = self._inks[short]  # (cards, short list, 3)
         power = np.einsum("ijk,ijk->ij", ref, ref) + 1e-6
         alpha = np.clip(np.einsum("ijk,ijk->ij", ref, np.broadcast_to(inks, ref.shape)) / power,
-                        0.15, 1.0)
+                        0.3, 1.0)
         gap = np.linalg.norm(inks - alpha[:, :, None] * ref, axis=2)
         per_short = per_short - _INK_WEIGHT * gap
         order = np.argsort(-per_short, axis=1)
