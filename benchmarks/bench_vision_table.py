@@ -19,13 +19,15 @@ Figures, overall and per condition (an image counts for every condition it shows
   every card, or a second detection of one card), over the cards to be counted;
 - occlusion: scenes with a hand over cards whose every such zone the analyser reports occluded,
   and zones reported occluded with nothing over them;
-- ms per 1280x720 frame (wall clock, first pass; p95 and median).
+- ms per 1280x720 frame: wall clock as each frame comes, and CPU time on one thread (the
+  fastest of three runs of each frame), median and p95.
 
 The worst failures are written as pictures to benchmarks/out/vision_table/.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from collections import defaultdict
@@ -232,6 +234,7 @@ def measure(n_tables: int, per_table: int, *, show: bool = True) -> dict[str, ob
     overall = Tally()
     failures: list[Failure] = []
     times: list[float] = []
+    timed: list[tuple[Analyse, Image]] = []
     for t, choice in enumerate(table_plan(n_tables)):
         setup = scenes.make_setup(900 + t, **choice)  # type: ignore[arg-type]
         analyse = analyser_for(recogniser, setup, deck_images)
@@ -242,10 +245,23 @@ def measure(n_tables: int, per_table: int, *, show: bool = True) -> dict[str, ob
             elapsed = time.perf_counter() - t0
             if (setup.width, setup.height) == (1280, 720):
                 times.append(elapsed)
+                timed.append((analyse, scene.image))
             tally = score(scene, seen, occluded, failures)
             overall.add(tally)
             for cond in scene.conditions | {"all"}:
                 by_condition[cond].add(tally)
+    # CPU time on one thread, each 1280x720 frame the fastest of three runs: what the frame
+    # costs when the processor is ours (other work on a shared machine only adds to it).
+    cv2.setNumThreads(1)
+    cpu: list[float] = []
+    for analyse, image in timed:
+        runs = []
+        for _ in range(3):
+            t0 = time.process_time()
+            analyse(image)
+            runs.append(time.process_time() - t0)
+        cpu.append(min(runs))
+    cv2.setNumThreads(-1)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / ".gitignore").write_text("*\n")
     for old in OUT.glob("failure_*.png"):
@@ -260,6 +276,11 @@ def measure(n_tables: int, per_table: int, *, show: bool = True) -> dict[str, ob
         **overall.row(),
         "ms_1280x720_median": round(1000 * float(np.median(times)), 2) if times else None,
         "ms_1280x720_p95": round(1000 * float(np.percentile(times, 95)), 2) if times else None,
+        "ms_1280x720_cpu_1thread_median": round(1000 * float(np.median(cpu)), 2) if cpu
+        else None,
+        "ms_1280x720_cpu_1thread_p95": round(1000 * float(np.percentile(cpu, 95)), 2) if cpu
+        else None,
+        "load_average_1min": round(os.getloadavg()[0], 2),
         "per_condition": rows,
         "failure_pictures": str(OUT),
     }
@@ -276,8 +297,11 @@ def measure(n_tables: int, per_table: int, *, show: bool = True) -> dict[str, ob
         print(f"{name:<16}{fmt(row['identity']):>10}{fmt(row['face_back']):>10}"
               f"{fmt(row['count']):>8}{fmt(row['false_per_card']):>8}"
               f"{fmt(row['occluded_seen']):>7}{row['images']!s:>8}")
-    print(f"ms per 1280x720 frame: median {figures['ms_1280x720_median']}, p95 "
-          f"{figures['ms_1280x720_p95']} (goal <= {GOALS['ms_p95_1280x720']})")
+    print(f"ms per 1280x720 frame, wall clock first pass: median {figures['ms_1280x720_median']}"
+          f", p95 {figures['ms_1280x720_p95']}; CPU one thread, fastest of 3: median "
+          f"{figures['ms_1280x720_cpu_1thread_median']}, p95 "
+          f"{figures['ms_1280x720_cpu_1thread_p95']} (goal p95 <= {GOALS['ms_p95_1280x720']}; "
+          f"load average {figures['load_average_1min']})")
     return figures
 
 
