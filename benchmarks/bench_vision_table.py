@@ -22,7 +22,8 @@ Figures, overall and per condition (an image counts for every condition it shows
 - ms per 1280x720 frame: wall clock as each frame comes, and CPU time on one thread (the
   fastest of three runs of each frame), median and p95.
 
-The worst failures are written as pictures to benchmarks/out/vision_table/.
+The worst failures of each kind (missed, misread, false cards; six each) are written as pictures
+to benchmarks/out/vision_table/.
 """
 
 from __future__ import annotations
@@ -266,9 +267,12 @@ def measure(n_tables: int, per_table: int, *, show: bool = True) -> dict[str, ob
     (OUT / ".gitignore").write_text("*\n")
     for old in OUT.glob("failure_*.png"):
         old.unlink()
+    # The worst failures of each kind: cards missed, cards misread, false cards.
     failures.sort(key=lambda f: -f.badness)
-    for k, failure in enumerate(failures[:16]):
-        cv2.imwrite(str(OUT / f"failure_{k:02d}.png"), picture(failure))
+    for kind, word in (("missed", "missed"), ("misread", "read as"), ("false", "false card")):
+        worst = [f for f in failures if word in f.caption][:6]
+        for k, failure in enumerate(worst):
+            cv2.imwrite(str(OUT / f"failure_{kind}_{k}.png"), picture(failure))
     rows = {name: by_condition[name].row() for name in sorted(by_condition)}
     figures: dict[str, object] = {
         "enrolled_from": how,
