@@ -51,7 +51,7 @@ from table_controller.vocabulary.cards import Card, CardError, parse_card
 GAMES: Mapping[str, Structure] = {"nlhe": Structure.NO_LIMIT, "plhe": Structure.POT_LIMIT,
                                   "flhe": Structure.FIXED_LIMIT}
 CAMERA_KEYS = frozenset({"source", "deck", "templates", "width", "height", "card_height",
-                         "confirm_frames", "frame_rate", "zones"})
+                         "confirm_frames", "frame_rate", "zones", "table"})
 DEFAULT_FRAME_RATE = 10.0
 """Frames per second the camera's frames are analysed at, at least (``[camera] frame_rate``)."""
 DEFAULT_PUBLIC = "tcp://127.0.0.1:5556"
@@ -489,6 +489,9 @@ def _camera(path: str, raw: Any, base: Path) -> CameraSettings | None:
     except CalibrationError as exc:
         raise TableConfigError(str(exc).replace("[vision", "[camera")) from None
     tracker = CardTracker(confirm_frames=vision.confirm_frames)  # its drop count, as built
-    return CameraSettings(source=source, deck=deck, templates=templates, raw=dict(r.data),
+    raw_section = dict(r.data)
+    if "table" in raw_section:  # the calibrated table: relative to the configuration file
+        raw_section["table"] = str(r.path_of("table", base))
+    return CameraSettings(source=source, deck=deck, templates=templates, raw=raw_section,
                           confirm_frames=vision.confirm_frames, drop_frames=tracker.drop_frames,
                           frame_rate=frame_rate)

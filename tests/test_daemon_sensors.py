@@ -103,3 +103,4 @@ def test_camera_sensor_skips_a_frame_that_fails() -> None:
     seen: list[Observation] = []
     wait_for(sensor, lambda o: isinstance(o, CardObservation), seen)
     sensor.close()
+    assert sensor.frames_skipped == 1  # the bad frame, counted; the next one was read

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from table_controller.cli import main
-from vision import synth
+from vision import render, synth
 
 DECK = Path(__file__).resolve().parent / "data" / "vision" / "letele" / "cards"
 
@@ -139,3 +139,77 @@ def test_enroll_from_the_camera_asks_card_by_card(tmp_path: Path,
     assert code == 1
     assert "aborted at 2s" in capsys.readouterr().err
     assert not (tmp_path / "cam").exists()
+
+
+def test_detect_goes_on_after_a_frame_it_cannot_analyse(store: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    # A cloth printed with 1,500 card-like marks (a busy printed felt): once thousands of
+    # outlines stacked for one cv2.remap call killed the command; now it is read like any frame.
+    busy = render.felt(1280, 720, np.random.default_rng(0))
+    for y in range(2, 700, 29):
+        for x in range(2, 1260, 21):
+            cv2.rectangle(busy, (x, y), (x + 15, y + 22), (240, 240, 240), -1)
+    tiny = np.full((20, 20, 3), 128, np.uint8)  # no analysis possible: an error line for it
+    paths = []
+    for name, image in (("busy.png", busy), ("tiny.png", tiny)):
+        cv2.imwrite(str(tmp_path / name), image)
+        paths.append(str(tmp_path / name))
+    frame = synth.make_frame(synth.load_deck_images(DECK), 4)
+    cv2.imwrite(str(tmp_path / "table.png"), frame.image)
+    paths.append(str(tmp_path / "table.png"))
+    capsys.readouterr()
+    code = main(["vision", "detect", *paths, "--deck", "letele", "--json", "--store", str(store)])
+    out = capsys.readouterr()
+    assert code == 1
+    assert "tiny.png: frame too small" in out.err
+    lines = [json.loads(line) for line in out.out.splitlines()]
+    assert [line["image"] for line in lines] == [paths[0], paths[2]]  # and it went on
+    assert len(lines[1]["cards"]) == len(frame.cards)
+
+
+def test_calibrate_learns_the_empty_table_and_detect_uses_it(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    from benchmarks import bridge_deck
+    from vision import scenes
+
+    folder = bridge_deck.write_deck(tmp_path / "bridge")
+    store = tmp_path / "store"
+    assert main(["vision", "enroll", str(folder), "--deck", "bridge", "--store", str(store)]) == 0
+    deck = synth.load_deck_images(folder)
+    setup = scenes.make_setup(21, size=(1280, 720), felt="printed", tilt=30.0)
+    empties = []
+    for k in range(2):
+        path = tmp_path / f"empty{k}.png"
+        cv2.imwrite(str(path), scenes.render_empty(setup, k))
+        empties.append(str(path))
+    cards = tmp_path / "cards.png"
+    cv2.imwrite(str(cards), scenes.render_calibration_cards(setup, deck))
+    out, table = tmp_path / "ignored.png", tmp_path / "table.npz"
+    capsys.readouterr()
+    assert main(["vision", "calibrate", "--empty", *empties, "--out", str(out)]) == 0
+    assert "learned the empty table from 2 frame(s)" in capsys.readouterr().out
+    assert main(["vision", "calibrate", "--empty", *empties, "--cards", str(cards)]) == 2
+    assert "--cards needs --deck" in capsys.readouterr().err
+    code = main(["vision", "calibrate", "--empty", *empties, "--cards", str(cards), "--deck",
+                 "bridge", "--store", str(store), "--out", str(out), "--save-table", str(table)])
+    assert code == 0, capsys.readouterr().err
+    assert "and its plane" in capsys.readouterr().out
+    picture = cv2.imread(str(out))
+    assert picture is not None and picture.shape == (720, 1280, 3)
+    # The zones in image coordinates and the calibrated table, from the configuration.
+    zones = "\n".join(f"{name} = {[[round(x), round(y)] for x, y in poly]}"
+                      for name, poly in setup.layout().zones.items())
+    config = tmp_path / "table.toml"
+    config.write_text(f"[vision]\ntable = \"{table}\"\ncard_height = "
+                      f"{setup.layout().card_height:.1f}\nwidth = 1280\nheight = 720\n"
+                      f"[vision.zones]\n{zones}\n")
+    scene = scenes.make_scene(setup, deck, 3)
+    image = tmp_path / "scene.png"
+    cv2.imwrite(str(image), scene.image)
+    assert main(["vision", "detect", str(image), "--deck", "bridge", "--store", str(store),
+                 "--config", str(config), "--json"]) == 0
+    line = json.loads(capsys.readouterr().out.splitlines()[0])
+    shown = [c for c in scene.cards if c.visible >= 0.6]
+    assert len(line["cards"]) >= 0.8 * len(shown)

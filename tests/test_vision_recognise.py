@@ -259,6 +259,11 @@ def test_warp_cards_stacks_what_warp_card_gives_one_by_one(
         assert np.abs(part - one).max() <= 8
         assert (part != one).mean() < 0.01
     assert warp_cards(frame, [], CANON).shape == (0, CANON[0], 3)
+    # More cards than one cv2.remap call can take (maps under 32,767 rows): sampled in slices.
+    many = [quads[i % len(quads)] for i in range(400)]
+    tall = warp_cards(frame, many, CANON)
+    assert tall.shape == (CANON[1] * 400, CANON[0], 3)
+    assert np.array_equal(tall[-CANON[1]:], stacked[(399 % len(quads)) * CANON[1]:][:CANON[1]])
 
 
 def test_reading_a_frame_in_one_batch_gives_each_card_s_own_reading(

@@ -1,15 +1,26 @@
-"""One frame in, every card out: detection, zone, and recognition together."""
+"""One frame in, every card out: detection, zone, and recognition together.
+
+On a calibrated table (``table``: :class:`vision.empty_table.EmptyTable`) cards are found
+against the learned empty cloth and overlapping cards are separated
+(:func:`vision.table_detect.detect_on_table`); :meth:`FrameAnalyser.view` also says which zones
+a hand, an arm or a stack of chips covers. Without it, cards are told from the cloth by colour
+(:func:`vision.detect.detect_cards`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, check_frame, detect_cards
+from vision.empty_table import SCALE, EmptyTable
 from vision.layout import TableLayout
 from vision.recognise import Labelled, Recogniser
+from vision.table_detect import detect_on_table
+from vision.templates import warp_cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +45,41 @@ class SeenCard(Labelled):
                 "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners]}
 
 
+_PEELED_BACK = 0.05
+_PEELED_FACE = 0.3
+"""A card found inside a blob of several things (its outline inferred) is kept only if it
+looks like a card: its back or face match scores at least this (a true card's median is 0.45
+for a back and 1.6 for a face; a rectangle on a hand or between two cards scores about 0)."""
+
+
+_PEELED_TEXTURE = 0.09
+"""A card found inside a blob must show some pattern: the spread of its grey levels at least
+this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
+
+
+def _textured(frame: Image, quads: list[Vector], peeled: list[bool]
+              ) -> tuple[list[Vector], list[bool]]:
+    """The cards found, less the peeled ones that are plain (a sleeve, an arm)."""
+    which = [i for i, p in enumerate(peeled) if p]
+    if not which:
+        return quads, peeled
+    grey = cv2.cvtColor(warp_cards(frame, [quads[i] for i in which], (36, 50)),
+                        cv2.COLOR_BGR2GRAY).reshape(len(which), -1).astype(np.float32)
+    plain = {i for i, spread, mean in zip(which, grey.std(axis=1), grey.mean(axis=1),
+                                          strict=True) if spread < _PEELED_TEXTURE * (mean + 1)}
+    keep = [i for i in range(len(quads)) if i not in plain]
+    return [quads[i] for i in keep], [peeled[i] for i in keep]
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """One frame's cards and the zones something else covers (a hand, an arm, chips): the
+    tracker leaves those zones' cards as they were until they are clear."""
+
+    cards: list[SeenCard]
+    occluded: frozenset[str]
+
+
 @dataclass(slots=True)
 class _Memory:
     corners: Vector
@@ -56,16 +102,20 @@ class FrameAnalyser:
 
     def __init__(self, recogniser: Recogniser, *, layout: TableLayout | None = None,
                  detector: DetectorConfig | None = None, remember: bool = False,
-                 still_px: float = 3.0) -> None:
+                 still_px: float = 3.0, table: EmptyTable | None = None) -> None:
         self.recogniser = recogniser
         self.layout = layout
-        self.detector = detector or DetectorConfig(
-            card_height=layout.card_height if layout is not None else None)
+        # Cards are found at the enrolled deck's own shape (poker, bridge, narrow).
+        self.detector = replace(detector or DetectorConfig(
+            card_height=layout.card_height if layout is not None else None),
+            aspect=recogniser.aspect)
         self.remember = remember
         self.still_px = still_px
         self.read_count = 0
         """Cards read in full so far (the rest came from memory)."""
         self._memory: list[_Memory] = []
+        self.table = table
+        self._zone_masks: list[tuple[str, Image]] | None = None
 
     def _recall(self, quad: Vector, look: Vector) -> _Memory | None:
         for m in self._memory:
@@ -75,8 +125,43 @@ class FrameAnalyser:
         return None
 
     def analyse(self, frame: Image) -> list[SeenCard]:
+        """Every card of ``frame`` (:meth:`view` without the occlusion)."""
+        return self.view(frame).cards
+
+    def _occluded(self, occluders: Image) -> frozenset[str]:
+        if self.layout is None or not occluders.any():
+            return frozenset()
+        h, w = occluders.shape
+        if self._zone_masks is None:
+            masks = []
+            for name, polygon in self.layout.zones.items():
+                m = np.zeros((h, w), np.uint8)
+                pts = (np.array(polygon, np.float64) + 0.5) / SCALE - 0.5
+                cv2.fillPoly(m, [np.round(pts).astype(np.int32)], 1)
+                masks.append((name, m.astype(bool)))
+            self._zone_masks = masks
+        near = cv2.dilate(occluders, np.ones((5, 5), np.uint8)) > 0
+        return frozenset(name for name, m in self._zone_masks
+                         if m.shape == near.shape and bool((m & near).any()))
+
+    def view(self, frame: Image) -> TableView:
+        """Every card of ``frame`` in its zone, and the zones covered by something else."""
         frame = check_frame(frame)
-        quads = detect_cards(frame, self.detector)
+        occluded: frozenset[str] = frozenset()
+        if self.table is not None:
+            if (frame.shape[1], frame.shape[0]) != (self.table.width, self.table.height):
+                raise ValueError(f"frame {frame.shape[1]}x{frame.shape[0]} is not the "
+                                 f"calibrated table's {self.table.width}x{self.table.height}")
+            card_height = self.detector.card_height or (
+                self.layout.card_height if self.layout is not None else 100.0)
+            found = detect_on_table(frame, self.table, aspect=self.recogniser.aspect,
+                                    card_height=card_height,
+                                    max_candidates=self.detector.max_candidates)
+            quads, peeled = _textured(frame, found.quads, found.peeled)
+            occluded = self._occluded(found.occluders)
+        else:
+            quads = detect_cards(frame, self.detector)
+            peeled = [False] * len(quads)
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
         looks: list[Vector | None] = [None] * len(quads)
         if self.remember:
@@ -94,9 +179,12 @@ class FrameAnalyser:
         self.read_count += len(fresh)
         out = []
         memory: list[_Memory] = []
-        for quad, reading, seen_look in zip(quads, readings, looks, strict=True):
+        for k, (quad, reading, seen_look) in enumerate(zip(quads, readings, looks,
+                                                           strict=True)):
             assert reading is not None
             label, score, margin = reading
+            if peeled[k] and score < (_PEELED_BACK if label == "back" else _PEELED_FACE):
+                continue  # an outline inferred inside a blob that looks like no card
             if seen_look is not None:
                 memory.append(_Memory(quad, seen_look, label, score, margin))
             cx, cy = (float(v) for v in np.asarray(quad).mean(axis=0))
@@ -104,4 +192,4 @@ class FrameAnalyser:
             out.append(SeenCard(label=label, corners=quad, zone=zone, score=score,
                                 margin=margin))
         self._memory = memory
-        return out
+        return TableView(cards=out, occluded=occluded)

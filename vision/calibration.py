@@ -9,6 +9,7 @@ The table's configuration is a TOML file; the camera reads its ``[vision]`` tabl
     height = 720
     card_height = 100       # a card's height in pixels as the camera sees it
     confirm_frames = 3      # frames a card must be seen in before it counts
+    table = "table.npz"     # the calibrated empty table (vision calibrate --empty ...)
 
     [vision.zones]          # any zone not given keeps the default layout's polygon
     board = [[426, 252], [854, 252], [854, 396], [426, 396]]
@@ -43,6 +44,8 @@ class VisionConfig:
     deck: str | None
     layout: TableLayout
     confirm_frames: int = 3
+    table: str | None = None
+    """The table's calibration file (``vision calibrate --empty ... --save-table FILE``)."""
 
 
 def config_from_mapping(data: Mapping[str, Any], *, where: str = "configuration"
@@ -70,8 +73,9 @@ def config_from_mapping(data: Mapping[str, Any], *, where: str = "configuration"
                          slots=layout.slots)
     source = str(data.get("source", "0"))
     deck = data.get("deck")
+    table = data.get("table")
     return VisionConfig(source=source, deck=None if deck is None else str(deck), layout=layout,
-                        confirm_frames=confirm)
+                        confirm_frames=confirm, table=None if table is None else str(table))
 
 
 def load_config(path: str | Path | None) -> VisionConfig:

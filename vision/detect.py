@@ -38,12 +38,19 @@ class DetectorConfig:
     """``card_height``: nominal card height in full-frame pixels, None to estimate it per frame
     from the blobs that look like single cards. ``felt_ratio``, ``felt_high``: a pixel is cloth
     when its feltness lies between these multiples of the cloth's. ``min_felt_chroma``: below
-    this the cloth is taken as uncoloured and cards are found by brightness instead."""
+    this the cloth is taken as uncoloured and cards are found by brightness instead.
+    ``min_card_height``: smaller blobs (full-frame pixels) are never taken for cards (print on
+    the cloth, chips' edges); ``max_candidates``: at most this many outlines are examined, the
+    largest first (a table holds a few dozen cards; a busy print must not make a frame cost
+    seconds). ``aspect``: the deck's card width over height (poker 63/88, bridge 56/87)."""
 
     card_height: float | None = None
     felt_ratio: float = 0.5
     felt_high: float = 1.8
     min_felt_chroma: float = 12.0
+    min_card_height: float = 16.0
+    max_candidates: int = 160
+    aspect: float = CARD_ASPECT
 
 
 def check_frame(frame: object) -> Image:
@@ -130,7 +137,7 @@ def order_corners(points: Vector) -> Quad:
     return pts[[order[(start + i) % 4] for i in range(4)]]
 
 
-def _fit_quad(contour: Contour, approx: Quad | None = None) -> Quad | None:
+def fit_quad(contour: Contour, approx: Quad | None = None) -> Quad | None:
     """Four corners of a roughly rectangular outline, refined by fitting each side with a line.
     ``approx``: rough corners already known (else found from the outline's hull)."""
     if approx is None:
@@ -191,7 +198,7 @@ def _fit_quad(contour: Contour, approx: Quad | None = None) -> Quad | None:
     return np.array(corners, np.float32)
 
 
-def _count(outline: Contour, card_area: float) -> int:
+def _count(outline: Contour, card_area: float, aspect: float = CARD_ASPECT) -> int:
     """How many cards an outline holds: by area, or for a neat row (the outline fills its
     bounding rectangle) by its length against one card's width."""
     area = cv2.contourArea(outline)
@@ -199,13 +206,13 @@ def _count(outline: Contour, card_area: float) -> int:
     (_, _), (rw, rh), _ = cv2.minAreaRect(outline)
     short, long = min(rw, rh), max(rw, rh)
     if by_area >= 2 and short > 0 and area > 0.9 * rw * rh:
-        card_h = math.sqrt(card_area / CARD_ASPECT)
+        card_h = math.sqrt(card_area / aspect)
         if abs(short - card_h) < 0.2 * card_h:
-            return max(round(long / (short * CARD_ASPECT + 0.5)), 1)
+            return max(round(long / (short * aspect + 0.5)), 1)
     return by_area
 
 
-def _separate(outline: Contour, card_area: float
+def _separate(outline: Contour, card_area: float, aspect: float = CARD_ASPECT
               ) -> list[Contour]:
     """Cards (or rows of cards) that touch only at a corner: an erosion by about a tenth of a
     card breaks the narrow contact and leaves each part whole; each part is grown back inside
@@ -215,7 +222,7 @@ def _separate(outline: Contour, card_area: float
     mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
     offset = np.array([x - pad, y - pad], np.int32)
     cv2.drawContours(mask, [outline - offset], -1, 255, -1)
-    size = max(3, int(0.12 * math.sqrt(card_area / CARD_ASPECT)) | 1)
+    size = max(3, int(0.12 * math.sqrt(card_area / aspect)) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
     eroded = cv2.erode(mask, kernel)
     n, labels = cv2.connectedComponents(eroded)
@@ -232,7 +239,7 @@ def _separate(outline: Contour, card_area: float
     return out or [outline]
 
 
-def _split_row(outline: Contour, k: int) -> list[Quad] | None:
+def _split_row(outline: Contour, k: int, aspect: float = CARD_ASPECT) -> list[Quad] | None:
     """Cards lying side by side in a neat row: the row's outline is one quadrilateral whose
     long sides are divided into ``k`` card widths (a card's width is its height times the card
     aspect ratio, the remainder is shared out as gaps). Working on the quadrilateral rather
@@ -242,7 +249,7 @@ def _split_row(outline: Contour, k: int) -> list[Quad] | None:
     hull_area = cv2.contourArea(cv2.convexHull(outline))
     if hull_area <= 0 or area < 0.95 * hull_area:
         return None
-    quad = _fit_quad(outline)
+    quad = fit_quad(outline)
     if quad is None:
         return None
     q = order_corners(quad)
@@ -250,7 +257,7 @@ def _split_row(outline: Contour, k: int) -> list[Quad] | None:
     end_b = float(np.linalg.norm(q[3] - q[2]))
     length = (float(np.linalg.norm(q[2] - q[1])) + float(np.linalg.norm(q[3] - q[0]))) / 2
     height = (end_a + end_b) / 2
-    width = min(height * CARD_ASPECT, length / k)
+    width = min(height * aspect, length / k)
     gap = (length - k * width) / (k - 1)
     if gap > 0.25 * width:
         return None
@@ -351,21 +358,22 @@ def _card_area(contours: list[Contour], config: DetectorConfig) -> float | None:
     card's height)."""
     if config.card_height is not None:
         h = config.card_height / _SCALE
-        return h * h * CARD_ASPECT
+        return h * h * config.aspect
+    smallest = max((config.min_card_height / _SCALE) ** 2 * config.aspect, 60.0)
     singles: list[float] = []
     rows: list[float] = []
     for c in contours:
         area = cv2.contourArea(c)
-        if area < 60:
+        if area < smallest:
             continue
         (_, _), (rw, rh), _ = cv2.minAreaRect(c)
         if rw < 1 or rh < 1 or area < 0.9 * rw * rh:
             continue
         short, long = min(rw, rh), max(rw, rh)
-        if abs(short / long - CARD_ASPECT) < 0.08:
+        if abs(short / long - config.aspect) < 0.08:
             singles.append(area)
         elif long > short:
-            rows.append(short * short * CARD_ASPECT)
+            rows.append(short * short * config.aspect)
     if singles:
         return float(np.median(singles))
     if rows:
@@ -409,10 +417,11 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
     threshold = felt_level * config.felt_ratio
     high = felt_level * config.felt_high
     quads: list[Quad] = []
-    for contour in contours:
-        area = cv2.contourArea(contour)
-        if area < 0.45 * card_area:
-            continue
+    areas = [cv2.contourArea(c) for c in contours]
+    candidates = sorted((i for i, a in enumerate(areas) if a >= 0.45 * card_area),
+                        key=lambda i: -areas[i])[: config.max_candidates]
+    for i in sorted(candidates):
+        contour = contours[i]
         # Ink of the cloth's colour at a card's edge (red indices on red cloth) notches its
         # outline; the convex hull does not see notches.
         hull_area = cv2.contourArea(cv2.convexHull(contour))
@@ -422,7 +431,7 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
             if hull_area > 0.93 * rw * rh:
                 # One card on its own: its half-resolution outline is precise enough once each
                 # side is fitted with a line (about half a full-resolution pixel).
-                quad = _fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
+                quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
                 if quad is not None:
                     quads.append(order_corners((quad + 0.5) * _SCALE - 0.5))
                     continue
@@ -430,8 +439,9 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
         if felt_level >= config.min_felt_chroma:
             outlines = _full_res_outlines(frame, contour, threshold, high, weights,
                                           0.45 * full_area)
-            if any(_count(o, full_area) >= 2 and _split_row(o, _count(o, full_area)) is None
-                   for o in outlines):
+            a = config.aspect
+            if any(_count(o, full_area, a) >= 2 and _split_row(o, _count(o, full_area, a), a)
+                   is None for o in outlines):
                 # Cards a few pixels apart whose gap blur and shadow have closed: a stricter
                 # threshold (only pixels clearly unlike the cloth are card) opens narrow gaps.
                 strict = _full_res_outlines(frame, contour, threshold * 0.4, high, weights,
@@ -444,14 +454,14 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
         queue = [(o, True) for o in outlines]
         while queue:
             outline, may_separate = queue.pop()
-            k = _count(outline, full_area)
+            k = _count(outline, full_area, config.aspect)
             if k >= 2:
-                row = _split_row(outline, k)
+                row = _split_row(outline, k, config.aspect)
                 if row is not None:
                     quads.extend(order_corners(q) for q in row)
                     continue
                 if may_separate:
-                    parts = _separate(outline, full_area)
+                    parts = _separate(outline, full_area, config.aspect)
                     if len(parts) > 1:
                         queue.extend((p, False) for p in parts)
                         continue
@@ -459,7 +469,7 @@ def detect_cards(frame: Image, config: DetectorConfig | None = None) -> list[Qua
         for piece in pieces:
             if cv2.contourArea(piece) < 0.45 * full_area:
                 continue
-            quad = _fit_quad(piece)
+            quad = fit_quad(piece)
             if quad is not None:
                 quads.append(order_corners(quad))
     return quads

@@ -26,7 +26,7 @@ import numpy as np
 
 from table_controller.vocabulary.cards import DECK, CardError, check_deck_name, parse_card
 from vision.arrays import Image, Vector
-from vision.detect import DetectorConfig, detect_cards
+from vision.detect import fit_quad, order_corners
 from vision.layout import CARD_ASPECT
 
 STORE_SIZE = (144, 200)
@@ -44,12 +44,15 @@ class EnrolmentError(ValueError):
 @dataclass(frozen=True, slots=True)
 class DeckTemplates:
     """An enrolled deck: ``faces`` maps ``"As"`` style names to upright BGR pictures;
-    ``jokers`` maps ``"joker"``, ``"joker2"``, ... to the deck's joker designs (may be empty)."""
+    ``jokers`` maps ``"joker"``, ``"joker2"``, ... to the deck's joker designs (may be empty);
+    ``aspect``: the cards' shape, learned at enrolment."""
 
     name: str
     faces: Mapping[str, Image]
     back: Image
     jokers: Mapping[str, Image] = field(default_factory=dict)
+    aspect: float = CARD_ASPECT
+    """The cards' width over height (poker 63/88, bridge 56/87, narrow 44/88)."""
 
     def missing(self) -> list[str]:
         """Cards of the 52 that have no picture (a partial enrolment)."""
@@ -112,6 +115,7 @@ def warp_card(frame: Image, quad: Vector, size: tuple[int, int]) -> Image:
 
 _GRIDS: dict[tuple[int, int], Vector] = {}
 _NO_MAP = np.zeros((0, 0), np.float32)  # remap's second map: unused, the first holds x and y
+_REMAP_ROWS = 32_000  # cv2.remap refuses maps of SHRT_MAX (32,767) rows or more
 
 
 def warp_cards(frame: Image, quads: Sequence[Vector], size: tuple[int, int]) -> Image:
@@ -132,38 +136,127 @@ def warp_cards(frame: Image, quads: Sequence[Vector], size: tuple[int, int]) -> 
     dst = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
     maps = np.vstack([cv2.perspectiveTransform(grid, cv2.getPerspectiveTransform(
         dst, np.asarray(q, np.float32).reshape(4, 2))) for q in quads])
-    return np.asarray(cv2.remap(frame, maps, _NO_MAP, cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_REPLICATE), np.uint8)
+    # cv2.remap takes maps of fewer than 32,767 rows: many cards are sampled in slices.
+    per_call = max(_REMAP_ROWS // h, 1) * h
+    return np.vstack([np.asarray(cv2.remap(frame, maps[r:r + per_call], _NO_MAP,
+                                           cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                                 np.uint8) for r in range(0, len(maps), per_call)])
 
 
-def extract_card(image: Image, *, what: str = "image") -> Image:
-    """The one card in ``image``, upright at :data:`STORE_SIZE`.
+ASPECTS = (0.45, 0.85)
+"""Card shapes accepted, as width over height: narrow (44 x 88 mm, 0.5) to poker (63 x 88 mm,
+0.72) and square-ish tarot-like designs up to 0.85."""
 
-    A photo of a card on felt is cut out along the card's outline; a scan (the card filling the
-    image) is used whole, turned upright when it is landscape. Raises :class:`EnrolmentError`
-    when a photo holds no card or more than one.
+
+def _paper_like(ring: Image) -> bool:
+    """Whether an image's outer ring is bright and colourless: the white of a scanner bed or
+    of the card's own margin, not a cloth."""
+    ring = ring.astype(np.int16)
+    grey = float(np.median(ring.mean(axis=1)))
+    chroma = float(np.median(ring.max(axis=1) - ring.min(axis=1)))
+    return grey >= 150 and chroma <= 40
+
+
+def _scan(bgr: Image, what: str) -> tuple[Image, float]:
+    h, w = bgr.shape[:2]
+    aspect = min(w, h) / max(w, h)
+    if not ASPECTS[0] <= aspect <= ASPECTS[1]:
+        raise EnrolmentError(f"{what}: a {w}x{h} picture is not card-shaped (width/height "
+                             f"{aspect:.2f}); crop the scan to the card")
+    card = bgr if h >= w else cv2.rotate(bgr, cv2.ROTATE_90_CLOCKWISE)
+    return np.asarray(cv2.resize(card, STORE_SIZE, interpolation=cv2.INTER_AREA),
+                      np.uint8), aspect
+
+
+def _cards_on_background(bgr: Image) -> tuple[list[Vector], float]:
+    """Corners of each card-sized blob that stands out from the background colour (the median
+    of the picture's outer ring) and does not touch the picture's edge, and the fraction of the
+    picture that stands out at all (none: an empty cloth)."""
+    ring = np.concatenate([bgr[:3].reshape(-1, 3), bgr[-3:].reshape(-1, 3),
+                           bgr[:, :3].reshape(-1, 3), bgr[:, -3:].reshape(-1, 3)])
+    background = np.median(ring, axis=0).astype(np.int16)
+    spread = np.abs(ring.astype(np.int16) - background).max(axis=1)
+    threshold = max(40.0, float(np.percentile(spread, 99)) + 12)
+    diff = np.abs(bgr.astype(np.int16) - background).max(axis=2)
+    mask = np.asarray(diff > threshold, np.uint8) * 255
+    size = max(3, (min(bgr.shape[:2]) // 120) | 1)
+    kernel = np.ones((size, size), np.uint8)
+    mask = np.asarray(cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel),
+                                       cv2.MORPH_OPEN, kernel), np.uint8)
+    h, w = mask.shape
+    content = float(np.count_nonzero(mask)) / (h * w)
+    found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out: list[Vector] = []
+    for contour in found:
+        area = cv2.contourArea(contour)
+        if area < 0.02 * h * w:
+            continue
+        x, y, bw, bh = cv2.boundingRect(contour)
+        if x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1:
+            continue
+        rect = cv2.minAreaRect(contour)
+        (_, _), (rw, rh), _ = rect
+        if rw < 8 or rh < 8 or area < 0.85 * rw * rh:
+            continue
+        out.append(cv2.boxPoints(rect).astype(np.float32))
+        # Sub-pixel corners: each side fitted with a line.
+        fitted = fit_quad(contour, out[-1])
+        if fitted is not None:
+            out[-1] = fitted
+    return out, content
+
+
+def extract_card_shape(image: Image, *, what: str = "image") -> tuple[Image, float]:
+    """The one card in ``image``, upright at :data:`STORE_SIZE`, and its shape (width over
+    height as found: a scan's own proportions, or the outline's on a photo).
+
+    A scan (the card filling the picture, transparent corners allowed, with or without a white
+    margin of its own) is used whole, turned upright when it is landscape; any card shape in
+    :data:`ASPECTS` is taken. A photo of the card alone on a cloth or a table (any colour) is
+    cut out along the card's outline. Raises :class:`EnrolmentError` when a photo holds no card
+    or more than one, or a scan is not card-shaped.
     """
+    cut_out = False
     if image.ndim == 3 and image.shape[2] == 4:
         ys, xs = np.nonzero(image[:, :, 3] > 127)
         if len(xs) == 0:
             raise EnrolmentError(f"{what}: fully transparent")
+        cut_out = bool((image[:, :, 3] <= 127).any())
         image = image[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     bgr = _flatten(image)
     h, w = bgr.shape[:2]
     if h < 20 or w < 20:
         raise EnrolmentError(f"{what}: image too small ({w}x{h})")
     aspect = min(w, h) / max(w, h)
-    grey_edges = np.concatenate([bgr[0], bgr[-1], bgr[:, 0], bgr[:, -1]]).astype(np.int16)
-    on_felt = float(np.median(2 * grey_edges[:, 1] - grey_edges[:, 0] - grey_edges[:, 2])) > 24
-    if abs(aspect - CARD_ASPECT) < 0.06 and not on_felt:
-        card = bgr if h >= w else cv2.rotate(bgr, cv2.ROTATE_90_CLOCKWISE)
-        return np.asarray(cv2.resize(card, STORE_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
-    quads = detect_cards(bgr, DetectorConfig())
-    if len(quads) != 1:
-        raise EnrolmentError(
-            f"{what}: expected exactly one card on the felt, found {len(quads)}"
-        )
-    return warp_card(bgr, quads[0], STORE_SIZE)
+    card_shaped = ASPECTS[0] <= aspect <= ASPECTS[1]
+    ring = np.concatenate([bgr[0], bgr[-1], bgr[:, 0], bgr[:, -1]])
+    if cut_out or (card_shaped and _paper_like(ring)):
+        return _scan(bgr, what)
+    quads, content = _cards_on_background(bgr)
+    if len(quads) == 1:
+        quad = order_corners(quads[0])
+        sides = [float(np.linalg.norm(quad[(i + 1) % 4] - quad[i])) for i in range(4)]
+        shape = (sides[0] + sides[2]) / (sides[1] + sides[3])
+        if ASPECTS[0] <= shape <= ASPECTS[1]:
+            return warp_card(bgr, quad, STORE_SIZE), shape
+    detail = float(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY).std())
+    if card_shaped and not quads and (content > 0.05 or detail > 15):
+        # A borderless scan: its coloured edge is the card's own (a bare cloth is plain).
+        return _scan(bgr, what)
+    raise EnrolmentError(f"{what}: expected exactly one card on the felt, found {len(quads)}")
+
+
+def extract_card(image: Image, *, what: str = "image") -> Image:
+    """:func:`extract_card_shape` without the shape."""
+    return extract_card_shape(image, what=what)[0]
+
+
+def _deck_aspect(shapes: list[float]) -> float:
+    """The deck's card shape: the median of the pictures' (scans are exact; photos' outlines
+    are measured)."""
+    if not shapes:
+        return CARD_ASPECT
+    return float(np.median(shapes))
 
 
 def enroll_from_folder(folder: str | Path, name: str, *, allow_partial: bool = False
@@ -182,6 +275,7 @@ def enroll_from_folder(folder: str | Path, name: str, *, allow_partial: bool = F
     jokers: dict[str, Image] = {}
     back: Image | None = None
     unknown: list[str] = []
+    shapes: list[float] = []
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() not in (".png", ".jpg", ".jpeg", ".bmp"):
             continue
@@ -200,7 +294,8 @@ def enroll_from_folder(folder: str | Path, name: str, *, allow_partial: bool = F
         img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
         if img is None:
             raise EnrolmentError(f"{path}: not a readable image")
-        pic = extract_card(np.asarray(img, np.uint8), what=str(path))
+        pic, shape = extract_card_shape(np.asarray(img, np.uint8), what=str(path))
+        shapes.append(shape)
         if joker is not None:
             jokers[joker] = pic
         elif stem.lower() == BACK:
@@ -214,7 +309,8 @@ def enroll_from_folder(folder: str | Path, name: str, *, allow_partial: bool = F
         )
     if back is None:
         raise EnrolmentError(f"{folder}: back.png is missing")
-    deck = DeckTemplates(name=name, faces=faces, back=back, jokers=jokers)
+    deck = DeckTemplates(name=name, faces=faces, back=back, jokers=jokers,
+                         aspect=_deck_aspect(shapes))
     if deck.missing() and not allow_partial:
         raise EnrolmentError(f"{folder}: missing cards: {' '.join(deck.missing())}")
     return deck
@@ -227,8 +323,10 @@ def enroll_from_frames(frames: Iterable[tuple[str, Image]], name: str) -> DeckTe
     faces: dict[str, Image] = {}
     jokers: dict[str, Image] = {}
     back: Image | None = None
+    shapes: list[float] = []
     for label, frame in frames:
-        pic = extract_card(frame, what=label)
+        pic, shape = extract_card_shape(frame, what=label)
+        shapes.append(shape)
         joker = joker_name(label)
         if joker is not None:
             jokers[joker] = pic
@@ -242,7 +340,8 @@ def enroll_from_frames(frames: Iterable[tuple[str, Image]], name: str) -> DeckTe
                                      ) from None
     if back is None:
         raise EnrolmentError("the back was not captured")
-    return DeckTemplates(name=name, faces=faces, back=back, jokers=jokers)
+    return DeckTemplates(name=name, faces=faces, back=back, jokers=jokers,
+                         aspect=_deck_aspect(shapes))
 
 
 def joker_labels(count: int) -> list[str]:
@@ -289,6 +388,7 @@ def save_deck(deck: DeckTemplates, root: str | Path) -> Path:
         if not cv2.imwrite(str(folder / f"{label}.png"), pic):
             raise EnrolmentError(f"could not write {folder / label}.png")
     meta = {"name": deck.name, "format": 1, "size": list(STORE_SIZE),
+            "aspect": round(deck.aspect, 4),
             "cards": sorted(deck.faces, key=lambda s: parse_card(s).index),
             "jokers": sorted(deck.jokers)}
     (folder / "deck.json").write_text(json.dumps(meta, indent=1) + "\n")
@@ -311,6 +411,9 @@ def load_deck(name: str, root: str | Path) -> DeckTemplates:
         bad = [j for j in jokers if joker_name(j) != j]
         if bad:
             raise ValueError(f"not joker names: {', '.join(bad)}")
+        aspect = float(meta.get("aspect", CARD_ASPECT))
+        if not ASPECTS[0] <= aspect <= ASPECTS[1]:
+            raise ValueError(f"aspect {aspect} is not a card shape")
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise EnrolmentError(f"{meta_path}: damaged ({exc})") from None
     faces: dict[str, Image] = {}
@@ -322,4 +425,4 @@ def load_deck(name: str, root: str | Path) -> DeckTemplates:
         faces[label] = pic
     back = faces.pop(BACK)
     joker_pics = {j: faces.pop(j) for j in jokers}
-    return DeckTemplates(name=name, faces=faces, back=back, jokers=joker_pics)
+    return DeckTemplates(name=name, faces=faces, back=back, jokers=joker_pics, aspect=aspect)

@@ -11,6 +11,11 @@ dealing monitor receives, as from RFID:
   over, or its identity corrected),
 - ``REMOVED`` when it has gone.
 
+Occlusion is known, not guessed: a frame may say which zones something covers (a hand, an
+arm, chips: :class:`vision.analyse.TableView`). In such a zone nothing is placed, flipped or
+removed, and its cards' miss counts stand still, until the zone is clear again; what lay there
+before is what lies there after, unless the clear frames show otherwise.
+
 Time is never read here: each frame's timestamp is passed in (ARCHITECTURE.md: time comes in).
 """
 
@@ -22,7 +27,7 @@ from dataclasses import dataclass
 
 from table_controller.vocabulary.cards import parse_card
 from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
-from vision.analyse import SeenCard
+from vision.analyse import SeenCard, TableView
 from vision.templates import BACK, JOKER
 
 
@@ -66,10 +71,16 @@ class CardTracker:
                                key=track.key, card=card, face=face, deck=self.deck,
                                joker=label == JOKER)
 
-    def update(self, seen: Iterable[SeenCard], t: float) -> list[CardObservation]:
-        """Feed one frame's cards (taken at ``t``); returns the observations it completes."""
+    def update(self, seen: Iterable[SeenCard] | TableView, t: float, *,
+               occluded: frozenset[str] = frozenset()) -> list[CardObservation]:
+        """Feed one frame's cards (taken at ``t``); returns the observations it completes.
+        ``occluded``: zones covered by something else in this frame (a :class:`TableView`
+        brings its own): their cards are left as they were."""
+        if isinstance(seen, TableView):
+            occluded = occluded | seen.occluded
+            seen = seen.cards
         out: list[CardObservation] = []
-        sightings = [s for s in seen if s.zone is not None]
+        sightings = [s for s in seen if s.zone is not None and s.zone not in occluded]
         pairs: list[tuple[float, int, int]] = []
         for i, s in enumerate(sightings):
             cx, cy = s.centre
@@ -101,6 +112,9 @@ class CardTracker:
                 out.append(self._observation(event, tr, tr.pending, t))
         keep: list[_Track] = []
         for j, tr in enumerate(self._tracks):
+            if j not in used_t and tr.zone in occluded:
+                keep.append(tr)  # under a hand: as it was
+                continue
             if j not in used_t:
                 tr.misses += 1
                 tr.count = 0

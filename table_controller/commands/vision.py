@@ -54,6 +54,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     cal.add_argument("--out", default="calibration.png", help="PNG to write")
     cal.add_argument("--print-zones", action="store_true",
                      help="print the zones as a [vision.zones] TOML table")
+    cal.add_argument("--empty", nargs="+", metavar="IMAGE",
+                     help="frames of the empty table: learn the cloth (any colour and print) "
+                     "under the room's light")
+    cal.add_argument("--cards", metavar="IMAGE",
+                     help="a frame of at least 3 cards laid apart: learn the table's plane "
+                     "(perspective); needs --empty and --deck (the deck's card shape)")
+    cal.add_argument("--save-table", metavar="FILE",
+                     help="with --empty: write the table's calibration here (.npz; the "
+                     "configuration's [vision] table = FILE uses it)")
 
 
 def _store(args: argparse.Namespace) -> str:
@@ -118,18 +127,21 @@ def _detect(args: argparse.Namespace) -> int:
     from vision.analyse import FrameAnalyser
     from vision.calibration import CalibrationError, load_config
     from vision.detect import DetectorConfig, FrameError
+    from vision.empty_table import EmptyTable, TableCalibrationError
     from vision.recognise import Recogniser
     from vision.templates import EnrolmentError, load_deck
 
     try:
         recogniser = Recogniser(load_deck(args.deck, _store(args)))
-        layout = load_config(args.config).layout if args.config else None
-    except (EnrolmentError, CalibrationError) as exc:
+        config = load_config(args.config) if args.config else None
+        layout = config.layout if config else None
+        table = EmptyTable.load(config.table) if config and config.table else None
+    except (EnrolmentError, CalibrationError, TableCalibrationError) as exc:
         print(f"vision detect: {exc}", file=sys.stderr)
         return 1
     analyser = FrameAnalyser(recogniser, layout=layout,
                              detector=DetectorConfig(card_height=layout.card_height)
-                             if layout else DetectorConfig())
+                             if layout else DetectorConfig(), table=table)
     status = 0
     for path in args.images:
         image = cv2.imread(path, cv2.IMREAD_COLOR)
@@ -141,6 +153,12 @@ def _detect(args: argparse.Namespace) -> int:
             seen = analyser.analyse(image)
         except FrameError as exc:
             print(f"vision detect: {path}: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        except (cv2.error, ValueError, ArithmeticError, MemoryError) as exc:
+            # Whatever one picture does to the analysis, the other pictures are still read.
+            print(f"vision detect: {path}: cannot be analysed ({type(exc).__name__}: {exc})",
+                  file=sys.stderr)
             status = 1
             continue
         if args.json:
@@ -168,6 +186,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     if args.print_zones:
         print(zones_toml(config.layout), end="")
         return 0
+    if args.empty:
+        return _calibrate_table(args, config)
     if args.image:
         image = cv2.imread(args.image, cv2.IMREAD_COLOR)
         if image is None:
@@ -200,6 +220,54 @@ def _calibrate(args: argparse.Namespace) -> int:
         return 1
     print(f"wrote {args.out}: {len(config.layout.zones)} zones"
           + (f", {len(seen)} cards" if args.deck else ""))
+    return 0
+
+
+def _calibrate_table(args: argparse.Namespace, config: object) -> int:
+    """``calibrate --empty ...``: learn the empty table (and with ``--cards`` its plane), save
+    it, and write the picture of what the camera will ignore with the zones on it."""
+    import cv2
+
+    from vision.calibration import VisionConfig, draw_zones
+    from vision.empty_table import TableCalibrationError, calibrate_table
+    from vision.layout import CARD_ASPECT
+    from vision.templates import EnrolmentError, load_deck
+
+    assert isinstance(config, VisionConfig)
+    frames = []
+    for path in [*args.empty, *([args.cards] if args.cards else [])]:
+        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        if image is None:
+            print(f"vision calibrate: {path}: not a readable image", file=sys.stderr)
+            return 1
+        frames.append(image)
+    aspect = CARD_ASPECT
+    if args.cards:
+        if not args.deck:
+            print("vision calibrate: --cards needs --deck (the deck's card shape)",
+                  file=sys.stderr)
+            return 2
+        try:
+            aspect = load_deck(args.deck, _store(args)).aspect
+        except EnrolmentError as exc:
+            print(f"vision calibrate: {exc}", file=sys.stderr)
+            return 1
+    empty = frames[: len(args.empty)]
+    try:
+        table = calibrate_table(empty, frames[-1] if args.cards else None, aspect=aspect)
+    except TableCalibrationError as exc:
+        print(f"vision calibrate: {exc}", file=sys.stderr)
+        return 1
+    if args.save_table:
+        table.save(args.save_table)
+    picture = draw_zones(table.ignored(), config.layout)
+    if not cv2.imwrite(args.out, picture):
+        print(f"vision calibrate: cannot write {args.out}", file=sys.stderr)
+        return 1
+    plane = "and its plane " if table.plane is not None else ""
+    print(f"learned the empty table {plane}from {len(frames)} frame(s); wrote {args.out} "
+          "(what the camera ignores: the cloth, its print tinted)"
+          + (f" and {args.save_table}" if args.save_table else ""))
     return 0
 
 

@@ -255,8 +255,17 @@ def _camera(config: TableConfig, closers: list[Callable[[], None]], wakeup: Wake
         source = open_source(cam.source)
     except FrameSourceError as exc:
         raise StartError(f"camera: {exc}") from None
-    analyser = FrameAnalyser(Recogniser(deck), layout=vision.layout)
-    sensor = CameraSensor(source=source, analyse=analyser.analyse,
+    table = None
+    if vision.table is not None:
+        from vision.empty_table import EmptyTable, TableCalibrationError
+
+        try:
+            table = EmptyTable.load(vision.table)
+        except TableCalibrationError as exc:
+            raise StartError(f"camera: {exc}") from None
+    analyser = FrameAnalyser(Recogniser(deck), layout=vision.layout, table=table)
+    # The analyser's view carries the zones a hand covers to the tracker.
+    sensor = CameraSensor(source=source, analyse=analyser.view,
                           tracker=CardTracker(confirm_frames=vision.confirm_frames,
                                               deck=cam.deck), wake=wakeup.set)
     sensor.start()

@@ -7,7 +7,7 @@
 - :class:`CameraSensor`: frames from a :class:`vision.sources.FrameSource`, analysed and tracked
   on the sensor's own thread (a frame takes tens of milliseconds); when no frame arrives for
   :data:`CAMERA_SILENCE` seconds it reports the camera offline, and online again at the next
-  frame.
+  frame. A frame that cannot be analysed is skipped and counted (``frames_skipped``).
 """
 
 from __future__ import annotations
@@ -104,6 +104,8 @@ class CameraSensor:
         self._online = True
         self._last_frame = clock()
         self._thread = threading.Thread(target=self._loop, name="camera", daemon=True)
+        self.frames_skipped = 0
+        """Frames that could not be analysed (each skipped, the camera going on)."""
 
     def start(self) -> None:
         self._thread.start()
@@ -120,7 +122,8 @@ class CameraSensor:
                 for obs in self._tracker.update(seen, frame.t):
                     self._put(obs)
             except Exception as exc:  # a bad frame is skipped; the camera keeps going
-                log.warning("camera: frame skipped: %s", exc)
+                self.frames_skipped += 1
+                log.warning("camera: frame skipped (%d so far): %s", self.frames_skipped, exc)
                 self._silent()
                 self._stop.wait(0.05)
                 continue

@@ -1,0 +1,231 @@
+"""What the camera learns from the installed table once: the empty cloth and the table's plane.
+
+- **The empty cloth** (:class:`EmptyTable`): the median of a few frames of the empty table, at
+  half resolution, under the room's light: any colour and any print (a betting line, a logo,
+  boxes) is part of it, so a card, a chip or a hand is whatever differs from it. A frame's
+  overall brightness may drift (auto exposure): it is matched first by one gain. A shadow (a
+  pixel darker than the cloth by the same factor in every channel) is cloth too.
+- **The table's plane** (:func:`plane_from_cards`): a homography from image pixels to the table
+  plane measured in card heights, from a frame of a few cards laid apart (their corners): cards
+  are rectangles of one known shape, so the perspective (a camera up to 40 degrees off vertical)
+  is what makes them look different across the frame. With it, a card's expected outline is
+  known everywhere; without it, a single card height (the layout's) stands for the whole frame.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.arrays import Image, Quad, Vector
+
+SCALE = 2
+"""The cloth is compared at this many times less resolution than the frame."""
+
+
+class TableCalibrationError(ValueError):
+    """Calibration frames that cannot be used; the message says what is wrong."""
+
+
+def half(frame: Image) -> Image:
+    h, w = frame.shape[:2]
+    return np.asarray(cv2.resize(frame, (w // SCALE, h // SCALE),
+                                 interpolation=cv2.INTER_AREA), np.uint8)
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyTable:
+    """The calibrated table: ``background`` (half-resolution float32 BGR, the empty cloth),
+    ``noise`` (grey levels of frame-to-frame noise), ``plane`` (3x3: full-resolution image
+    pixels to table plane in card heights; None: not calibrated with cards)."""
+
+    width: int
+    height: int
+    background: Image
+    noise: float
+    plane: Vector | None = None
+
+    def foreground(self, small: Image) -> Image:
+        """Half-resolution mask (uint8 0/255) of what is not the empty cloth in ``small`` (a
+        frame at half resolution): cards, chips, hands."""
+        bg = self.background
+        f = small.astype(np.float32)
+        sample = (slice(None, None, 7), slice(None, None, 7))
+        ratio = (small[sample].sum(axis=2, dtype=np.float32) + 1) / (
+            bg[sample].sum(axis=2) + 1)
+        gain = float(np.median(ratio))
+        expected = cv2.convertScaleAbs(bg, alpha=gain)  # uint8: the cheap arithmetic
+        # Channel by channel (numpy's reductions over a last axis of three are slow).
+        d0, d1, d2 = cv2.split(cv2.absdiff(small, expected))
+        diff = cv2.max(cv2.max(d0, d1), d2)
+        threshold = max(12.0, 4.5 * self.noise * max(gain, 0.3))
+        moved = diff > threshold
+        # A shadow darkens every channel by about the same factor, by at most half: cloth, not
+        # a card (black ink on a grey cloth is darker still). Only the pixels that differ and
+        # are darker need the test.
+        darker = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) < cv2.cvtColor(expected,
+                                                                        cv2.COLOR_BGR2GRAY)
+        ys, xs = np.nonzero(moved & darker)
+        if len(ys):
+            f = small[ys, xs].astype(np.float32)
+            r = f / (expected[ys, xs].astype(np.float32) + 4.0)
+            hi, lo = r.max(axis=1), r.min(axis=1)
+            shadow = (hi < 0.95) & (lo > 0.5) & ((hi - lo) < 0.16)
+            moved[ys[shadow], xs[shadow]] = False
+        mask = moved.astype(np.uint8) * 255
+        return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
+                          np.uint8)
+
+    def ignored(self) -> Image:
+        """Full-size picture of what the camera takes for cloth: the learned empty table, with
+        its print (everything that stands out from the plain cloth and would look like a card
+        to a camera that did not know it) tinted."""
+        bg = np.clip(self.background, 0, 255).astype(np.uint8)
+        plain = np.median(bg.reshape(-1, 3), axis=0).astype(np.float32)
+        print_mask = np.abs(bg.astype(np.float32) - plain).max(axis=2) > 40
+        out = bg.copy()
+        tint = np.array([255, 0, 255], np.float32)
+        out[print_mask] = (0.4 * out[print_mask] + 0.6 * tint).astype(np.uint8)
+        return np.asarray(cv2.resize(out, (self.width, self.height),
+                                     interpolation=cv2.INTER_NEAREST), np.uint8)
+
+    def save(self, path: str | Path) -> None:
+        np.savez_compressed(str(path), background=self.background.astype(np.float32),
+                            size=np.array([self.width, self.height]),
+                            noise=np.array([self.noise]),
+                            plane=self.plane if self.plane is not None else np.zeros((0,)))
+
+    @staticmethod
+    def load(path: str | Path) -> EmptyTable:
+        try:
+            with np.load(str(path)) as data:
+                width, height = (int(v) for v in data["size"])
+                plane = data["plane"]
+                table = EmptyTable(width=width, height=height,
+                                   background=np.asarray(data["background"], np.float32),
+                                   noise=float(data["noise"][0]),
+                                   plane=None if plane.size == 0 else np.asarray(plane,
+                                                                                 np.float64))
+        except (OSError, KeyError, ValueError) as exc:
+            raise TableCalibrationError(f"{path}: not a table calibration ({exc})") from None
+        if table.background.shape != (height // SCALE, width // SCALE, 3):
+            raise TableCalibrationError(f"{path}: background does not match {width}x{height}")
+        return table
+
+
+def learn_empty(frames: Sequence[Image]) -> EmptyTable:
+    """The empty cloth from one or more frames of the empty table (more frames: less noise)."""
+    if not frames:
+        raise TableCalibrationError("no frame of the empty table")
+    h, w = frames[0].shape[:2]
+    if any(f.shape != frames[0].shape for f in frames):
+        raise TableCalibrationError("calibration frames differ in size")
+    smalls = np.stack([half(f).astype(np.float32) for f in frames])
+    background = np.median(smalls, axis=0) if len(frames) > 1 else smalls[0]
+    if len(frames) > 1:
+        noise = float(np.median(np.abs(smalls - background).max(axis=3))) * 1.5
+    else:
+        # One frame: the noise is what a slight blur takes away.
+        blurred = cv2.GaussianBlur(smalls[0], (0, 0), 1.0)
+        noise = float(np.median(np.abs(smalls[0] - blurred).max(axis=2))) * 1.5
+    return EmptyTable(width=w, height=h, background=np.asarray(background, np.float32),
+                      noise=max(noise, 1.0))
+
+
+def _rigid_fit(model: Vector, points: Vector) -> Vector:
+    """``model`` (4, 2) turned and moved (no scaling) to fit ``points`` best (least squares)."""
+    mc, pc = model.mean(axis=0), points.mean(axis=0)
+    a, b = model - mc, points - pc
+    angle = math.atan2(float((a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]).sum()),
+                       float((a * b).sum()))
+    c, s = math.cos(angle), math.sin(angle)
+    rot = np.array([[c, -s], [s, c]])
+    return np.asarray(a @ rot.T + pc, np.float64)
+
+
+def plane_from_cards(quads: Sequence[Quad], aspect: float, *, rounds: int = 30) -> Vector:
+    """Image pixels to table plane (card heights) from the ordered corners
+    (:func:`vision.detect.order_corners`) of two or more single cards lying flat: every card is
+    an ``aspect`` x 1 rectangle there. Alternates between fitting each card's rectangle to its
+    corners carried into the plane and fitting the homography to all the rectangles."""
+    if len(quads) < 2:
+        raise TableCalibrationError(f"the table's plane needs at least 2 cards, got {len(quads)}")
+    model = np.array([(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)
+    image_pts = np.concatenate([np.asarray(q, np.float64).reshape(4, 2) for q in quads])
+    # Start from the card nearest the middle of the others: its own perspective.
+    centres = np.array([np.asarray(q).reshape(4, 2).mean(axis=0) for q in quads])
+    ref = int(np.argmin(np.linalg.norm(centres - centres.mean(axis=0), axis=1)))
+    h = cv2.getPerspectiveTransform(np.asarray(quads[ref], np.float32).reshape(4, 2),
+                                    model.astype(np.float32)).astype(np.float64)
+    # Seen at a slant a card may look wider than long, so which side is short is decided in
+    # the plane found so far: each card's rectangle is fitted both ways round, the better kept.
+    turned = np.array([(0, 0), (1, 0), (1, aspect), (0, aspect)], np.float64)
+    weights = np.ones(len(quads))
+    for _ in range(rounds):
+        mapped = cv2.perspectiveTransform(image_pts.reshape(-1, 1, 2), h).reshape(-1, 2)
+        fits = []
+        errors = []
+        for i in range(len(quads)):
+            seen = mapped[4 * i:4 * i + 4]
+            both = [_rigid_fit(m, seen) for m in (model, turned)]
+            best = min(both, key=lambda f: float(np.abs(f - seen).sum()))
+            fits.append(best)
+            errors.append(float(np.linalg.norm(best - seen, axis=1).max()))
+        # A card that fits far worse than the others (lying on something, misfound) is left out.
+        typical = float(np.median(errors)) + 0.01
+        weights = np.array([1.0 if e <= 3 * typical else 0.0 for e in errors])
+        keep = np.repeat(weights > 0, 4)
+        targets = np.concatenate(fits)
+        new, _ = cv2.findHomography(image_pts[keep], targets[keep], 0)
+        if new is None:
+            break
+        h = np.asarray(new, np.float64)
+    return h
+
+
+def lone_cards(frame: Image, table: EmptyTable, aspect: float) -> list[Quad]:
+    """The corners of every card lying alone on the calibrated cloth in ``frame`` (blobs that
+    are about rectangles of about the card's shape, of any size: the table's perspective is not
+    known yet)."""
+    from vision.detect import fit_quad, order_corners
+
+    mask = table.foreground(half(frame))
+    found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out: list[Quad] = []
+    for contour in found:
+        area = cv2.contourArea(cv2.convexHull(contour))  # ragged edges of small cards
+        if area < 60:
+            continue
+        rect = cv2.minAreaRect(contour)
+        (_, _), (rw, rh), _ = rect
+        short, long = min(rw, rh), max(rw, rh)
+        # Perspective foreshortens a card by up to a third either way.
+        if long <= 0 or area < 0.86 * rw * rh or not 0.6 * aspect <= short / long <= min(
+                aspect / 0.6, 1.0):
+            continue
+        quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
+        if quad is not None:
+            out.append(order_corners((quad + 0.5) * SCALE - 0.5))
+    return out
+
+
+def calibrate_table(empty: Sequence[Image], cards: Image | None = None, *,
+                    aspect: float) -> EmptyTable:
+    """The installed table from frames of it empty and, optionally, one frame of a few cards
+    (at least three, of the deck of ``aspect``) laid apart on it: that gives the plane."""
+    table = learn_empty(empty)
+    if cards is None:
+        return table
+    if cards.shape != empty[0].shape:
+        raise TableCalibrationError("the cards' frame differs in size from the empty table's")
+    quads = lone_cards(cards, table, aspect)
+    if len(quads) < 3:
+        raise TableCalibrationError(
+            f"lay at least 3 cards apart on the table for the plane; found {len(quads)}")
+    return EmptyTable(width=table.width, height=table.height, background=table.background,
+                      noise=table.noise, plane=plane_from_cards(quads, aspect))

@@ -1,0 +1,456 @@
+"""Cards on a calibrated table: separated when they overlap, and what else lies over them.
+
+Everything that differs from the empty cloth (:class:`vision.empty_table.EmptyTable`) is a blob;
+each blob's outline is carried into the table plane, where every card is a rectangle of one
+known shape (the deck's, one card height tall). A blob that is one such rectangle is one card.
+Any other blob (a stacked or squared pair of hole cards, a touching board, a muck pile, a card
+under a chip, a hand over the board) is *peeled*: every corner of its outline where two sides
+meet square is the corner of a possible card (either way round); each possible card is kept
+only if it lies within the blob, its sides are borne out (on the blob's outline, or along an
+edge in the picture: the edge of a card lying on another), and it covers enough of the blob
+not yet explained; the best is taken, its area removed, and the rest of the blob peeled again,
+whose new corners (where the card taken was cut away) start the next cards. What no card
+explains and is large (a hand, an arm, a sleeve, a stack of chips over a card) is an
+*occluder*: the zones it covers are reported occluded, and the tracker leaves their cards as
+they were until they are clear.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.arrays import Contour, Image, Quad, Vector
+from vision.detect import fit_quad, order_corners
+from vision.empty_table import SCALE, EmptyTable, half
+
+_TO_FULL = np.array([[SCALE, 0, (SCALE - 1) / 2], [0, SCALE, (SCALE - 1) / 2], [0, 0, 1]],
+                    np.float64)
+"""Half-resolution pixel centres to full-resolution pixels."""
+_MIN_PIECE = 0.06  # card areas: smaller leftovers are a card's edge, not a card
+_OCCLUDER = 0.45  # card areas: larger leftovers are a hand, an arm, a stack of chips
+_MIN_NEW = 0.12
+"""A card peeled off a blob must show at least this much of itself not already explained by
+the cards found before it (a squared card showing less is not told from its neighbour's
+ragged edge)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableDetection:
+    """``quads``: every card's corners (full-frame pixels, :func:`order_corners` order);
+    ``peeled``: for each, whether it came out of a blob of several things (its outline is
+    inferred, part of it may be hidden); ``occluders``: half-resolution mask of what lies over
+    the table and is no card."""
+
+    quads: list[Quad]
+    peeled: list[bool]
+    occluders: Image
+
+
+def plane_of(table: EmptyTable, card_height: float) -> Vector:
+    """Full-resolution pixels to card heights: the calibrated plane, else a uniform scale."""
+    if table.plane is not None:
+        return table.plane
+    return np.diag([1.0 / card_height, 1.0 / card_height, 1.0])
+
+
+def _to(h: Vector, points: Vector) -> Vector:
+    return np.asarray(cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2),
+                                               h).reshape(-1, 2), np.float64)
+
+
+@dataclass(slots=True)
+class _Blob:
+    """One blob, in a local window of the half-resolution frame."""
+
+    x0: int
+    y0: int
+    mask: Image  # uint8 0/1
+    band: Image  # the outline, a pixel or two wide (bool)
+    gx: Image  # the picture's gradient (float32), x and y
+    gy: Image
+    to_plane: Vector  # local half-resolution pixels -> plane
+    from_plane: Vector
+
+
+def _corner_hypotheses(poly: Vector, aspect: float) -> list[Vector]:
+    """Card rectangles (plane, (4, 2)) anchored at each square corner of ``poly``. A corner is
+    where two long sides meet (the short sides between them, a rounded card corner cut into
+    a chamfer or two, are skipped): the two sides' lines meet at the card's true corner."""
+    n = len(poly)
+    if n < 3:
+        return []
+    area2 = float(np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1)
+                         * poly[:, 1]))
+    orient = 1.0 if area2 > 0 else -1.0
+    starts = poly
+    ends = np.roll(poly, -1, axis=0)
+    lengths = np.hypot(*(ends - starts).T)
+    k = np.flatnonzero(lengths >= 0.14)
+    if len(k) < 2:
+        return []
+    m = np.roll(k, -1)
+    # The length of the short sides between long side k and the next long side m.
+    c = np.concatenate([[0.0], np.cumsum(np.concatenate([lengths, lengths]))])
+    m_ahead = np.where(m > k, m, m + n)
+    between = c[m_ahead] - c[k + 1]
+    a_dir = (starts[k] - ends[k]) / lengths[k][:, None]  # back along the side before
+    b_dir = (ends[m] - starts[m]) / lengths[m][:, None]  # forward along the side after
+    cos = np.sum(a_dir * b_dir, axis=1)
+    convex = orient * (b_dir[:, 0] * a_dir[:, 1] - b_dir[:, 1] * a_dir[:, 0]) > 0
+    # Where the two sides' lines meet.
+    p, r = ends[k], -a_dir
+    q, t = starts[m], b_dir
+    den = r[:, 0] * t[:, 1] - r[:, 1] * t[:, 0]
+    safe = np.where(np.abs(den) < 1e-6, 1.0, den)
+    u = ((q[:, 0] - p[:, 0]) * t[:, 1] - (q[:, 1] - p[:, 1]) * t[:, 0]) / safe
+    corner = p + u[:, None] * r
+    near = np.hypot(*(corner - ends[k]).T) <= 0.2
+    ok = (between <= 0.25) & (np.abs(cos) <= 0.3) & convex & (np.abs(den) >= 1e-6) & near
+    if not ok.any():
+        return []
+    a_dir, b_dir, corner = a_dir[ok], b_dir[ok], corner[ok]
+    # Make the two directions exactly square, splitting the difference.
+    bis = a_dir + b_dir
+    bis /= np.maximum(np.hypot(*bis.T), 1e-9)[:, None]
+    perp = np.stack([-bis[:, 1], bis[:, 0]], axis=1)
+    sign = np.where(np.sum(perp * a_dir, axis=1) > 0, 1.0, -1.0)[:, None]
+    da = (bis + sign * perp) / math.sqrt(2)
+    db = (bis - sign * perp) / math.sqrt(2)
+    out: list[Vector] = []
+    for wa, wb in ((aspect, 1.0), (1.0, aspect)):
+        rects = np.stack([corner, corner + da * wa, corner + da * wa + db * wb,
+                          corner + db * wb], axis=1)
+        out.extend(rects)
+    return out
+
+
+def _samples(rects: Vector, aspect: float) -> tuple[Vector, Vector]:
+    """Interior points (7 x 9 grid) and side points (10 per side) of plane rectangles
+    (K, 4, 2): arrays (K, 63, 2) and (K, 40, 2)."""
+    o = rects[:, 0:1]
+    u = rects[:, 1:2] - o
+    v = rects[:, 3:4] - o
+    gs = np.linspace(0.08, 0.92, 7)
+    gt = np.linspace(0.06, 0.94, 9)
+    s, t = np.meshgrid(gs, gt)
+    s, t = s.ravel()[None, :, None], t.ravel()[None, :, None]
+    inner = o + s * u + t * v
+    k = np.linspace(0.1, 0.9, 10)[None, :, None]
+    sides = np.concatenate([o + k * u, o + u + k * v, o + v + k * u, o + k * v], axis=1)
+    return inner, sides
+
+
+def _look_up(mask: Image, pts: Vector) -> Vector:
+    """``mask`` at points (local pixels, any shape (..., 2)); outside the window: False."""
+    h, w = mask.shape[:2]
+    x = np.round(pts[..., 0]).astype(np.int64)
+    y = np.round(pts[..., 1]).astype(np.int64)
+    ok = (x >= 0) & (y >= 0) & (x < w) & (y < h)
+    out = np.zeros(pts.shape[:-1], bool)
+    out[ok] = mask[y[ok], x[ok]] > 0
+    return out
+
+
+def _along_edge(blob: _Blob, sides: Vector) -> Vector:
+    """Whether each side point (K, 40, 2; four sides of 10) lies on an edge of the picture
+    that runs along that side: the brightness changes across the side, not along it (the edge
+    of a card lying on another; a back's own pattern runs every way and does not count)."""
+    d = np.stack([sides[:, 9] - sides[:, 0], sides[:, 19] - sides[:, 10],
+                  sides[:, 29] - sides[:, 20], sides[:, 39] - sides[:, 30]], axis=1)
+    d /= np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-9)
+    t = np.repeat(d, 10, axis=1)  # (K, 40, 2): each point's side direction
+    h, w = blob.gx.shape
+    best = np.zeros(sides.shape[:2], bool)
+    # At the point or a pixel to either side across the side (the edge may fall between).
+    nx, ny = -t[..., 1], t[..., 0]
+    for step in (-1.0, 0.0, 1.0):
+        xx = np.clip(np.round(sides[..., 0] + step * nx).astype(np.int64), 0, w - 1)
+        yy = np.clip(np.round(sides[..., 1] + step * ny).astype(np.int64), 0, h - 1)
+        gx, gy = blob.gx[yy, xx], blob.gy[yy, xx]
+        along = np.abs(gx * t[..., 0] + gy * t[..., 1])
+        across = np.abs(gx * nx + gy * ny)
+        best |= (across > 48) & (across > 1.8 * along)
+    return best
+
+
+def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[Vector], Image]:
+    """The cards of one blob (plane rectangles) and what is left of it (local mask)."""
+    card_px = abs(float(cv2.contourArea(_to(blob.from_plane, np.array(
+        [(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)).astype(np.float32))))
+    covered = np.zeros_like(blob.mask)
+    chosen: list[Vector] = []
+    # Outline simplification: a few percent of a card, and no finer than the pixels allow.
+    eps = max(0.04, 2.0 / math.sqrt(card_px / aspect))
+    # Possible cards met so far, with what does not change as cards are taken: whether each
+    # lies within the blob and has its sides borne out. Only how much of each is still
+    # unexplained is worked out again after each card taken.
+    pool_rects = np.zeros((0, 4, 2))
+    pool_inner = np.zeros((0, 63, 2))
+    pool_ok = np.zeros(0, bool)
+    pool_borne = np.zeros(0)
+    for _ in range(limit):
+        residual = cv2.bitwise_and(blob.mask, 1 - covered)
+        residual = cv2.morphologyEx(residual, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        found, _ = cv2.findContours(residual, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        hyps: list[Vector] = []
+        for c in found:
+            if cv2.contourArea(c) < _MIN_PIECE * card_px:
+                continue
+            p = _to(blob.to_plane, c.reshape(-1, 2).astype(np.float64))
+            poly = cv2.approxPolyDP(p.astype(np.float32).reshape(-1, 1, 2), eps, True)
+            hyps += _corner_hypotheses(poly.reshape(-1, 2).astype(np.float64), aspect)
+        if hyps:
+            rects = np.stack(hyps)
+            if len(pool_rects):  # corners already met (the rest of the outline is unchanged)
+                d = np.abs(rects[:, None, 0] - pool_rects[None, :, 0]).max(axis=2)
+                e = np.abs(rects[:, None, 2] - pool_rects[None, :, 2]).max(axis=2)
+                rects = rects[~((d < 0.02) & (e < 0.02)).any(axis=1)]
+            if len(rects):
+                inner, sides = _samples(rects, aspect)
+                inner_px = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
+                side_px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
+                inside = _look_up(blob.mask, inner_px).mean(axis=1)
+                borne = (_look_up(blob.band, side_px) | _along_edge(blob, side_px)).mean(axis=1)
+                pool_rects = np.concatenate([pool_rects, rects])
+                pool_inner = np.concatenate([pool_inner, inner_px])
+                pool_ok = np.concatenate([pool_ok, (inside >= 0.88) & (borne >= 0.5)])
+                pool_borne = np.concatenate([pool_borne, borne])
+        if not pool_ok.any():
+            break
+        new = _look_up(residual, pool_inner).mean(axis=1)
+        value = new * pool_borne
+        value[~pool_ok | (new < _MIN_NEW)] = -1
+        best = int(np.argmax(value))
+        if value[best] <= 0:
+            break
+        rect = pool_rects[best]
+        pool_ok[best] = False
+        chosen.append(rect)
+        quad = _to(blob.from_plane, rect)
+        cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
+    left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
+    return chosen, left
+
+
+def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_height: float,
+                    max_candidates: int = 160) -> TableDetection:
+    """Every card on the calibrated ``table`` in ``frame`` and the occluders over it."""
+    small = half(frame)
+    mask = table.foreground(small)
+    plane = plane_of(table, card_height)
+    to_plane_small = plane @ _TO_FULL
+    from_plane_small = np.linalg.inv(to_plane_small)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grad_x = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    grad_y = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    # Blobs far smaller than the smallest card anywhere in the frame are skipped unexamined.
+    hs, ws = mask.shape
+    corners = np.array([(0, 0), (ws, 0), (ws, hs), (0, hs), (ws / 2, hs / 2)], np.float64)
+    card = np.array([(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)
+    smallest = min(abs(float(cv2.contourArea(_to(from_plane_small, c + card).astype(
+        np.float32)))) for c in _to(to_plane_small, corners))
+    areas = [cv2.contourArea(c) for c in found]
+    order = sorted((i for i, a in enumerate(areas) if a >= 0.2 * smallest),
+                   key=lambda i: -areas[i])[:max_candidates]
+    found = [found[i] for i in order]
+    quads: list[Quad] = []
+    peeled: list[bool] = []
+    occluders = np.zeros_like(mask)
+    for contour in found:
+        pts = contour.reshape(-1, 2).astype(np.float64)
+        p = _to(to_plane_small, pts)
+        area = abs(float(cv2.contourArea(p.astype(np.float32))))
+        if area < 0.25 * aspect:
+            continue
+        (_, _), (rw, rh), _ = cv2.minAreaRect(p.astype(np.float32))
+        short, long = min(rw, rh), max(rw, rh)
+        hull = abs(float(cv2.contourArea(cv2.convexHull(p.astype(np.float32)))))
+        # An outline through pixel centres is a pixel short of the card each way: on a small
+        # card that is several percent.
+        px = math.sqrt(max(cv2.contourArea(contour), 1.0) / area)  # pixels per card height
+        slack = 0.1 + 1.5 / px
+        if (abs(short - aspect) < slack * aspect and abs(long - 1) < slack
+                and hull > 0.88 * short * long and area > 0.8 * short * long):
+            quads.append(_single(contour))
+            peeled.append(False)
+            continue
+        row = _row(p, area, hull, aspect, slack)
+        if row is not None:
+            for rect in row:
+                quad = _to(from_plane_small, rect)
+                quads.append(order_corners(((quad + 0.5) * SCALE - 0.5).astype(np.float32)))
+                peeled.append(True)
+            continue
+        x, y, w, h = cv2.boundingRect(contour)
+        x0, y0 = max(x - 3, 0), max(y - 3, 0)
+        x1, y1 = min(x + w + 3, ws), min(y + h + 3, hs)
+        local = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(local, [contour - np.array([x0, y0], np.int32)], -1, 1, -1)
+        k5 = np.ones((5, 5), np.uint8)
+        band = (cv2.dilate(local, k5) - cv2.erode(local, k5)) > 0
+        # The picture's edge at the frame's border is no card's side.
+        band[:, :1] = band[:, -1:] = False
+        band[:1, :] = band[-1:, :] = False
+        if x0 == 0:
+            band[:, :3] = False
+        if y0 == 0:
+            band[:3, :] = False
+        if x1 == ws:
+            band[:, -3:] = False
+        if y1 == hs:
+            band[-3:, :] = False
+        gx, gy = grad_x[y0:y1, x0:x1], grad_y[y0:y1, x0:x1]
+        shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+        blob = _Blob(x0, y0, local, band, gx, gy, to_plane_small @ shift,
+                     np.linalg.inv(shift) @ from_plane_small)
+        limit = max(int(area / aspect * 1.6) + 2, 3)
+        rects, left = _peel(blob, aspect, min(limit, 14))
+        if not rects and 0.75 * aspect <= area <= 1.6 * aspect and hull > 0.8 * short * long:
+            # About one card that peels into none (a squared burn pile, two cards merged at
+            # half resolution): one card, its outline fitted, rather than nothing.
+            quads.append(_single(contour))
+            peeled.append(True)
+            continue
+        outline = contour - np.array([x0, y0], np.int32)
+        for rect in rects:
+            # Each side that lies on the blob's outline is fitted to it (sub-pixel corners).
+            rough = _to(blob.from_plane, rect).astype(np.float32)
+            fitted = fit_quad(outline, rough)
+            quad = (rough if fitted is None else fitted) + np.array([x0, y0])
+            quads.append(order_corners(((quad + 0.5) * SCALE - 0.5).astype(np.float32)))
+            peeled.append(True)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+        for label in range(1, n):
+            if stats[label, cv2.CC_STAT_AREA] < 20:
+                continue
+            piece = (labels == label).astype(np.uint8)
+            cs, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            piece_area = sum(abs(float(cv2.contourArea(_to(
+                blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
+                for c in cs)
+            if piece_area >= _OCCLUDER * aspect:
+                occluders[y0:y1, x0:x1] |= piece * 255
+    if any(peeled):
+        grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        idx = [i for i, p in enumerate(peeled) if p]
+        for start in range(0, len(idx), 500):  # remap's row limit
+            part = idx[start:start + 500]
+            for i, quad in zip(part, snap(grey_full, [quads[i] for i in part]), strict=True):
+                quads[i] = order_corners(quad)
+    return TableDetection(quads=quads, peeled=peeled, occluders=occluders)
+
+
+_SNAP_T = np.linspace(0.12, 0.88, 14, dtype=np.float32)
+_SNAP_D = np.arange(-6, 6.5, 0.5, dtype=np.float32)
+
+
+def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
+    """Each card's sides moved onto the picture's edges nearby (full resolution, within six
+    pixels): a side is refitted to the points along it where the brightness changes most
+    steeply across it; a side with too few such points, or a corner that would move too far,
+    stays. An outline inferred from a blob at half resolution is a few pixels off, too much
+    for a small index."""
+    if not quads:
+        return quads
+    q = np.stack([np.asarray(x, np.float32).reshape(4, 2) for x in quads])  # (K, 4, 2)
+    a, b = q, np.roll(q, -1, axis=1)
+    along = b - a
+    length = np.maximum(np.linalg.norm(along, axis=2, keepdims=True), 1e-6)
+    t = along / length
+    centre = q.mean(axis=1, keepdims=True)
+    normal = np.stack([-t[..., 1], t[..., 0]], axis=2)
+    mid = (a + b) / 2
+    flip = np.sum((mid - centre) * normal, axis=2, keepdims=True) < 0
+    normal = np.where(flip, -normal, normal)  # outward
+    pts = a[:, :, None, :] + _SNAP_T[None, None, :, None] * along[:, :, None, :]  # (K,4,14,2)
+    probe = (pts[..., None, :] + _SNAP_D[None, None, None, :, None]
+             * normal[:, :, None, None, :])  # (K, 4, 14, D, 2)
+    shape = probe.shape[:-1]
+    # One map row per side point (remap takes fewer than 32,767 rows: at most 585 cards).
+    flat = np.ascontiguousarray(probe.reshape(-1, len(_SNAP_D), 2))
+    values = np.asarray(cv2.remap(grey, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE), np.float32).reshape(shape)
+    step = np.abs(values[..., 2:] - values[..., :-2])  # across the side, two half-steps
+    best = np.argmax(step, axis=-1)
+    strength = np.take_along_axis(step, best[..., None], axis=-1)[..., 0]
+    offset = _SNAP_D[1:-1][best]  # (K, 4, 14)
+    snapped = pts + offset[..., None] * normal[:, :, None, :]
+    out: list[Quad] = []
+    for k in range(len(quads)):
+        lines = []
+        for side in range(4):
+            good = strength[k, side] > 18
+            if int(good.sum()) >= 6:
+                vx, vy, x0, y0 = cv2.fitLine(snapped[k, side][good].astype(np.float32),
+                                             cv2.DIST_HUBER, 0, 0.01, 0.01).ravel().tolist()
+                lines.append((x0, y0, vx, vy))
+            else:
+                lines.append((float(a[k, side, 0]), float(a[k, side, 1]),
+                              float(t[k, side, 0]), float(t[k, side, 1])))
+        corners = []
+        for i in range(4):
+            px, py, dx, dy = lines[i]
+            qx, qy, ex, ey = lines[i - 1]
+            den = ex * dy - ey * dx
+            if abs(den) < 1e-3:
+                corners.append(q[k, i])
+                continue
+            u = ((px - qx) * dy - (py - qy) * dx) / den
+            corners.append(np.array([qx + u * ex, qy + u * ey], np.float32))
+        new = np.array(corners, np.float32)
+        out.append(new if float(np.abs(new - q[k]).max()) <= 8 else np.asarray(quads[k]))
+    return out
+
+
+def _row(outline: Vector, area: float, hull: float, aspect: float, slack: float
+         ) -> list[Vector] | None:
+    """Cards lying side by side in a neat row (a touching board, a pair of hole cards laid
+    square next to each other): in the plane the blob is a rectangle one card across and a
+    whole number of cards long, give or take narrow gaps. The row is cut into cards of the
+    deck's size, the gaps shared out. None: not such a row."""
+    pts = outline.astype(np.float32)
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)
+    short, long = min(rw, rh), max(rw, rh)
+    if long <= 0 or hull < 0.93 * short * long or area < 0.9 * short * long:
+        return None
+    box = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float64)
+    # The box's corners with its long side first: b0 -> b1 along the row, b0 -> b3 across.
+    sides = [float(np.linalg.norm(box[(i + 1) % 4] - box[i])) for i in range(4)]
+    if sides[0] < sides[1]:
+        box = np.roll(box, -1, axis=0)
+    b0, b1, b3 = box[0], box[1], box[3]
+    axis = (b1 - b0) / long
+    across = (b3 - b0) / short
+    for along_size, across_size in ((aspect, 1.0), (1.0, aspect)):
+        if abs(short - across_size) > slack * across_size:
+            continue
+        k = round(long / along_size)
+        if k < 2 or k > 8:
+            continue
+        gap = (long - k * along_size) / (k - 1)
+        if not -0.04 <= gap <= 0.3 * along_size:
+            continue
+        step = along_size + max(gap, 0.0)
+        size = along_size if gap >= 0 else long / k
+        step = step if gap >= 0 else size
+        out = []
+        for j in range(k):
+            a = b0 + axis * (j * step)
+            out.append(np.array([a, a + axis * size, a + axis * size + across * short,
+                                 a + across * short]))
+        return out
+    return None
+
+
+def _single(contour: Contour) -> Quad:
+    """A lone card's corners from its half-resolution outline, each side fitted with a line."""
+    rect = cv2.minAreaRect(contour)
+    quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
+    if quad is None:
+        quad = cv2.boxPoints(rect).astype(np.float32)
+    return order_corners((quad + 0.5) * SCALE - 0.5)
