@@ -40,6 +40,7 @@ path = "journal.sqlite"
 public = "ipc://{folder}/public"
 floor = "ipc://{folder}/floor"
 console = "ipc://{folder}/console"
+alerts = "ipc://{folder}/alerts"
 [station]
 listen = "127.0.0.1:0"
 [sim]

@@ -214,7 +214,10 @@ def test_an_alert_is_resent_until_acknowledged_also_after_a_restart(daemon: Daem
         daemon.start()
         welcome = hello(floor)
         assert welcome["pending"] == [raised["id"]]
-        assert message(floor) == first  # the journal kept it: resent after the restart
+        resent = message(floor)
+        while resent["type"] == "welcome":  # the answer to a hello repeated while connecting
+            resent = message(floor)
+        assert resent == first  # the journal kept it: resent after the restart
         snap = daemon.ask({"cmd": "snapshot"})["snapshot"]
         assert snap["seq"]["alerts"] == first["seq"]
 

@@ -41,6 +41,7 @@ listen = "none"
 public = "ipc://{tmp_path}/public"
 floor = "ipc://{tmp_path}/floor"
 console = "ipc://{tmp_path}/console"
+alerts = "ipc://{tmp_path}/alerts"
 """
 
 
@@ -91,8 +92,10 @@ def test_sim_config_needs_no_device_section() -> None:
 
 
 def test_run_sim_without_config_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    bus = {k: f"ipc://{tmp_path}/{k}" for k in ("public", "floor", "console")}
-    monkeypatch.setattr(run_command, "SIM_DEFAULTS", {**run_command.SIM_DEFAULTS, "bus": bus})
+    # the defaults but the fixed ports, which another run on this machine may hold
+    bus = {k: f"ipc://{tmp_path}/{k}" for k in ("public", "floor", "console", "alerts")}
+    monkeypatch.setattr(run_command, "SIM_DEFAULTS", {**run_command.SIM_DEFAULTS, "bus": bus,
+                                                      "station": {"listen": "127.0.0.1:0"}})
     monkeypatch.chdir(tmp_path)
     parser = argparse.ArgumentParser()
     run_command.configure(parser)
