@@ -21,6 +21,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("deck", "table_controller.commands.deck", "enrol the table's decks, choose the one in play"),
     ("run", "table_controller.commands.run", "run the controller on the table (or --sim)"),
     ("journal", "table_controller.commands.journal", "read a table's journal: hands, alerts, PHH"),
+    ("keys", "table_controller.commands.keys", "CurveZMQ keys of the bus: make, allow, list"),
 ]
 
 

@@ -47,10 +47,15 @@ def joined(bus: EventBus, *subs: zmq.Socket[Any], topic: str = "sensor") -> None
             sub.recv_multipart()
 
 
-def receive(sub: zmq.Socket[Any]) -> tuple[str, dict[str, Any]]:
+def receive(sub: zmq.Socket[Any], seqs: list[int] | None = None) -> tuple[str, dict[str, Any]]:
+    """The next message, its ``seq`` taken out (into ``seqs`` if given)."""
     assert sub.poll(TIMEOUT_MS), "nothing published"
     topic, body = sub.recv_multipart()
-    return topic.decode(), json.loads(body)
+    payload = json.loads(body)
+    seq = payload.pop("seq")
+    if seqs is not None:
+        seqs.append(seq)
+    return topic.decode(), payload
 
 
 def test_public_and_floor_channels(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
@@ -63,12 +68,17 @@ def test_public_and_floor_channels(tmp_path: Path, ctx: zmq.Context[Any]) -> Non
     assert not alerts_only.poll(100)  # the "sensor" probes were not for this one
     bus.publish("alert", public={"cards": ["??"]}, floor={"cards": ["As"]})
     bus.publish("hand_end", public={"hand": 1}, floor={"hand": 1})
-    assert receive(public) == ("alert", {"cards": ["??"]})
-    assert receive(floor) == ("alert", {"cards": ["As"]})
+    on_public: list[int] = []
+    on_floor: list[int] = []
+    assert receive(public, on_public) == ("alert", {"cards": ["??"]})
+    assert receive(floor, on_floor) == ("alert", {"cards": ["As"]})
     assert receive(alerts_only) == ("alert", {"cards": ["??"]})
-    assert receive(public) == ("hand_end", {"hand": 1})
-    assert receive(floor) == ("hand_end", {"hand": 1})
+    assert receive(public, on_public) == ("hand_end", {"hand": 1})
+    assert receive(floor, on_floor) == ("hand_end", {"hand": 1})
     assert not alerts_only.poll(100)
+    # each channel numbers its messages: one more each time, the last one what seqs() says
+    assert on_public[1] == on_public[0] + 1 and on_floor[1] == on_floor[0] + 1
+    assert bus.seqs() == {"public": on_public[1], "floor": on_floor[1]}
     for s in (public, floor, alerts_only):
         s.close()
     bus.close()

@@ -42,6 +42,7 @@ path = "journal.sqlite"
 public = "ipc://{tmp_path}/public"
 floor = "ipc://{tmp_path}/floor"
 console = "ipc://{tmp_path}/console"
+alerts = "ipc://{tmp_path}/alerts"
 """
 
 

@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from table_controller.config import ConfigError, load_config, parse_config
+    from table_controller.daemon.access import FileAccess
     from table_controller.daemon.build import StartError, build_controller
 
     logging.basicConfig(level=args.log_level, stream=sys.stderr,
@@ -59,11 +60,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.journal:
         config = replace(config, journal=Path(args.journal))
+    FileAccess(config.access.gid).umask()  # nothing it creates is readable by others
     try:
         controller = build_controller(config, sim=args.sim, sim_seed=args.seed)
     except StartError as exc:
         print(f"run: cannot start: {exc}", file=sys.stderr)
         return 1
+    except ConfigError as exc:
+        print(f"invalid configuration: {exc}", file=sys.stderr)
+        return 2
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: Any) -> None:
@@ -74,9 +79,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         bus = controller.bus
         console = controller.console
+        delivery = controller.delivery
         print(f"ready: public {bus.public_endpoint if bus else '-'} floor "
               f"{(bus.floor_endpoint if bus else None) or '-'} console "
-              f"{console.endpoint if console else '-'} journal {config.journal}",
+              f"{console.endpoint if console else '-'} alerts "
+              f"{(delivery.endpoint if delivery else None) or '-'} journal {config.journal}",
               flush=True)
         controller.run(stop)
     finally:

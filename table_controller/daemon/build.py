@@ -4,7 +4,10 @@ configuration: the engine table and the dealing monitor, the journal, the bus, a
 
 Each device is opened only when the configuration names it; RPi.GPIO and OpenCV are imported
 only for the devices that need them. A device that cannot be opened raises :class:`StartError`
-naming it, after closing what was already opened.
+naming it, after closing what was already opened; a key folder that cannot be used raises
+:class:`~table_controller.config.ConfigError` naming ``bus.keys``. The journal and the ipc
+sockets get the modes of ``[access]`` (:mod:`.access`); with ``[bus] keys`` the tcp channels
+are CurveZMQ servers (:mod:`.curve`).
 """
 
 from __future__ import annotations
@@ -17,10 +20,14 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from table_controller.config import TableConfig
+from table_controller.config import ConfigError, TableConfig
+from table_controller.daemon.access import FileAccess
+from table_controller.daemon.alert_delivery import AlertDelivery
 from table_controller.daemon.bus import BusError, ConsoleServer, EventBus
 from table_controller.daemon.controller import Controller, Sensor
+from table_controller.daemon.curve import CurveServer, KeysError, load_server_keys
 from table_controller.daemon.journal import Journal, JournalError
+from table_controller.daemon.sequence import Sequences
 from table_controller.engine import Table
 from table_controller.monitor import DealingMonitor
 from table_controller.phh import Context
@@ -65,23 +72,36 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
     table = build_table(config)
     monitor_config = config.table.monitor
     if sim:  # the simulator covers no shuffler tray
+        from table_controller.daemon.simtable import sensor_lag
         from table_controller.monitor import MonitorConfig
 
         monitor_config = MonitorConfig(rules=monitor_config.rules,
                                        sensors=monitor_config.sensors,
                                        settle_time=monitor_config.settle_time,
-                                       stub_visible=False)
+                                       stub_visible=False,
+                                       sensor_lag=sensor_lag(monitor_config.sensors))
     monitor = DealingMonitor(table, config=monitor_config)
+    access = FileAccess(config.access.gid)
     try:
+        access.prepare_file(config.journal)
         journal = Journal.open(config.journal)
+        access.journal(config.journal)
     except JournalError as exc:
         raise StartError(str(exc)) from None
+    except OSError as exc:
+        raise StartError(f"journal {config.journal}: {exc.strerror or exc}") from None
     closers.append(journal.close)
+    curve = _curve(config, closers)
+    sequences = Sequences(journal)
     try:
-        bus = EventBus(public=config.bus.public, floor=config.bus.floor)
+        bus = EventBus(public=config.bus.public, floor=config.bus.floor, curve=curve,
+                       access=access, sequences=sequences)
         closers.append(bus.close)
-        console = ConsoleServer(config.bus.console)
+        console = ConsoleServer(config.bus.console, curve=curve, access=access)
         closers.append(console.close)
+        delivery = AlertDelivery(config.bus.alerts, journal=journal, sequences=sequences,
+                                 curve=curve, access=access)
+        closers.append(delivery.close)
     except BusError as exc:
         raise StartError(f"event bus: {exc}") from None
     sensors: list[Sensor] = []
@@ -89,6 +109,8 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
     commands = None
     extra_status = None
     devices: list[Callable[[], None]] = []  # closed by the controller after its sensors
+    if curve is not None:
+        devices.append(curve.close)
     clock: Callable[[], float] = time.monotonic
     if sim:
         from hw_sim.devices.clock import SimClock
@@ -114,12 +136,26 @@ def _build(config: TableConfig, *, sim: bool, sim_seed: int | None,
                             phh_context=Context(seat_count=config.table.seats,
                                                 table=config.table.name),
                             commands=commands, also_close=devices,
-                            extra_status=extra_status)
+                            extra_status=extra_status, delivery=delivery)
     journal.start_run(t=clock(), wall=controller.wall(clock()).isoformat(timespec="milliseconds"),
                       table_name=config.table.name,
                       config=_config_summary(config) if not sim else
                       _config_summary(config)[:-1] + ', "sim": true}')
     return controller
+
+
+def _curve(config: TableConfig, closers: list[Callable[[], None]]) -> CurveServer | None:
+    """The CurveZMQ server of ``[bus] keys`` (None without it: every channel is local, the
+    configuration checked that). A key folder that cannot be used is a configuration error."""
+    if config.bus.keys is None:
+        return None
+    try:
+        keys = load_server_keys(config.bus.keys)
+    except KeysError as exc:
+        raise ConfigError(f"{config.path}: bus.keys: {exc}") from None
+    curve = CurveServer(keys)
+    closers.append(curve.close)
+    return curve
 
 
 def _devices(config: TableConfig, closers: list[Callable[[], None]],

@@ -28,7 +28,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from firmware_bridge.outputs import AlertOutputs
+from table_controller.daemon import snapshot
+from table_controller.daemon.alert_delivery import AlertDelivery
 from table_controller.daemon.bus import ConsoleServer, EventBus
+from table_controller.daemon.console_input import (
+    RequestError,
+    RequestJournal,
+    betting_word,
+    check_fields,
+)
 from table_controller.daemon.journal import Journal
 from table_controller.daemon.redact import HoleCards
 from table_controller.engine import EngineError, Hand
@@ -81,7 +89,8 @@ class Controller:
                  phh_context: Context | None = None,
                  commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None,
                  also_close: Sequence[Callable[[], None]] = (),
-                 extra_status: Callable[[], Mapping[str, Any]] | None = None) -> None:
+                 extra_status: Callable[[], Mapping[str, Any]] | None = None,
+                 delivery: AlertDelivery | None = None) -> None:
         self.monitor = monitor
         self.table = monitor.table
         self.sensors = list(sensors)
@@ -93,6 +102,7 @@ class Controller:
         self.phh_context = phh_context
         self.also_close = list(also_close)  # e.g. the GPIO backend, the deck registry
         self.extra_status = extra_status  # e.g. whether the simulated dealer is busy
+        self.delivery = delivery  # alert ids, and their acknowledged delivery to the floor
         self._wall_clock = wall_clock
         self.holes = HoleCards()
         self._hand: Hand | None = None
@@ -101,6 +111,7 @@ class Controller:
         self._sensor_failing: set[str] = set()
         self._tick_failing = False
         self.alerts: list[dict[str, Any]] = []  # every alert of this run, floor form
+        self.requests = RequestJournal()  # console requests into the journal, bounded
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
             "resolve": (self._resolve, frozenset({"code"})),
@@ -108,6 +119,7 @@ class Controller:
             "showdown": (self._showdown, frozenset()),
             "void": (self._void, frozenset({"cause"})),
             "status": (lambda _r, _t: [], frozenset()),
+            "snapshot": (lambda _r, _t: [], frozenset()),
             "sit": (self._sit, frozenset({"seat", "stack"})),
             "leave": (self._leave, frozenset({"seat"})),
             "add_chips": (self._add_chips, frozenset({"seat", "chips"})),
@@ -153,13 +165,16 @@ class Controller:
             self.observe(obs)
         self._call(lambda: self.monitor.tick(now), now)
         if self.console is not None:
-            self.console.serve(self.handle, timeout=wait)
+            self.console.serve(self.handle, timeout=wait, refused=self._refused)
         if self.outputs is not None:
             self.outputs.update(self.clock())
         if self.journal is not None and self.journal.pending:
             self.journal.flush()
         if self.bus is not None:
             self.bus.retry()
+        if self.delivery is not None:
+            now = self.clock()
+            self.delivery.poll(now, self._stamp(now))
 
     def observe(self, obs: Observation) -> None:
         """One observation: journaled (with the reason if the monitor refuses it), then the
@@ -219,10 +234,14 @@ class Controller:
 
     def _alert(self, alert: Alert) -> None:
         floor = alert.to_dict(self.wall(alert.t))
+        if self.delivery is not None:
+            floor = self.delivery.stamp(floor)
         self.alerts.append(floor)
         if self.journal is not None:
             self.journal.record_alert(alert, floor)
         self._publish("alert", self.holes.redact(floor), floor)
+        if self.delivery is not None:
+            self.delivery.deliver(floor, alert.t)
         if self.outputs is not None:
             self.outputs.show_alert(alert, self.clock())
             self._lamps.add(alert.code)
@@ -303,6 +322,7 @@ class Controller:
         try:
             if not isinstance(request, dict):
                 raise ConsoleError(f"a request is a JSON object, not {type(request).__name__}")
+            check_fields(request, seats=self.table.seats, stacks=self.table.stacks)
             cmd = request.get("cmd")
             entry = self._commands.get(cmd) if isinstance(cmd, str) else None
             if entry is None:
@@ -314,22 +334,33 @@ class Controller:
                 raise ConsoleError(f"{cmd}: unknown field {unknown[0]!r}"
                                    + (f" (known: {', '.join(sorted(keys))})" if keys else ""))
             alerts = fn(request, t)
-        except (ConsoleError, MonitorError, EngineError) as exc:
+        except (ConsoleError, RequestError, MonitorError, EngineError) as exc:
             error = str(exc)
             alerts = []
         hand = self.monitor.hand
         if number is None and hand is not None:
             number = hand.number  # the request started it
-        if self.journal is not None:
-            self.journal.record_console(request if isinstance(request, dict) else repr(request),
-                                        t=t, wall=self._stamp(t), hand=number, error=error)
+        self.requests.record(self.journal, request, t=t, wall=self._stamp(t), hand=number,
+                             error=error)
         if error is not None:
             return {"ok": False, "error": error}
-        if request.get("cmd") != "status":
+        if request.get("cmd") not in ("status", "snapshot"):
             event = {"type": "action", **request, "time": self._stamp(t), "hand": number}
             self._publish("action", event, event)
         self._after(alerts, t)
-        return {"ok": True, "alerts": self.alerts[alerts_before:], **self.status()}
+        answer = {"ok": True, "alerts": self.alerts[alerts_before:], **self.status()}
+        if request.get("cmd") == "snapshot":
+            answer["snapshot"] = snapshot.take(
+                monitor=self.monitor, published=self.alerts, wall=self.wall, now=self.clock(),
+                seq=snapshot.seqs(self.bus, self.delivery))
+        return answer
+
+    def _refused(self, summary: str, error: str) -> None:
+        """A request the console server refused before parsing it (size, frames, not JSON)."""
+        t = self.clock()
+        hand = self.monitor.hand
+        self.requests.record(self.journal, summary, t=t, wall=self._stamp(t),
+                             hand=None if hand is None else hand.number, error=error)
 
     def status(self) -> dict[str, Any]:
         hand = self.monitor.hand
@@ -350,6 +381,7 @@ class Controller:
                                "and resolve it first")
         action = ConsoleAction(_field(r, "seat", int), _field(r, "kind", str),
                                _field(r, "amount", int, required=False), t)
+        betting_word(self.monitor.hand, action.seat, action.kind)
         return self.monitor.console(action)
 
     def _resolve(self, r: Mapping[str, Any], t: float) -> list[Alert]:
@@ -409,6 +441,8 @@ class Controller:
             _quietly(self.console.close, "console")
         if self.bus is not None:
             _quietly(self.bus.close, "event bus")
+        if self.delivery is not None:
+            _quietly(self.delivery.close, "alert delivery")
         if self.journal is not None:
             _quietly(self.journal.close, "journal")
         for close in reversed(self.also_close):

@@ -67,6 +67,16 @@ CREATE TABLE IF NOT EXISTS hand_ends (
     run INTEGER NOT NULL, number INTEGER NOT NULL, t REAL NOT NULL, wall TEXT NOT NULL,
     voided INTEGER NOT NULL, cause TEXT, stacks TEXT NOT NULL, phh TEXT, phh_error TEXT,
     PRIMARY KEY (run, number));
+CREATE TABLE IF NOT EXISTS published (
+    run INTEGER NOT NULL, channel TEXT NOT NULL, seq INTEGER NOT NULL, topic TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS published_seq ON published (channel, seq);
+CREATE TABLE IF NOT EXISTS deliveries (
+    alert INTEGER PRIMARY KEY, run INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL NOT NULL,
+    wall TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS acks (
+    alert INTEGER NOT NULL, run INTEGER NOT NULL, t REAL NOT NULL, wall TEXT NOT NULL,
+    client TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS acks_alert ON acks (alert);
 """
 
 
@@ -224,11 +234,26 @@ class Journal:
 
     def record_alert(self, alert: Alert, payload: Mapping[str, Any]) -> None:
         """``payload``: the alert as published (alerts.md JSON, with every card: the journal
-        is a private record)."""
-        self._write("INSERT INTO alerts (run, hand, t, wall, code, severity, seat, json) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (self._run(), alert.hand, alert.t, payload["time"], alert.code,
-                     alert.severity.value, alert.seat, json.dumps(payload)))
+        is a private record); its ``id``, when it has one, is the row's id."""
+        self._write("INSERT INTO alerts (id, run, hand, t, wall, code, severity, seat, json) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (payload.get("id"), self._run(), alert.hand, alert.t, payload["time"],
+                     alert.code, alert.severity.value, alert.seat, json.dumps(payload)))
+
+    def record_published(self, channel: str, seq: int, topic: str) -> None:
+        """A message with ``seq`` went out on ``channel`` (so the numbering continues after a
+        restart, docs/running.md "Sequence numbers")."""
+        self._write("INSERT INTO published (run, channel, seq, topic) VALUES (?, ?, ?, ?)",
+                    (self._run(), channel, seq, topic))
+
+    def record_delivery(self, alert_id: int, *, seq: int, t: float, wall: str) -> None:
+        """Alert ``alert_id`` (journaled before) is to be delivered until acknowledged."""
+        self._write("INSERT OR IGNORE INTO deliveries (alert, run, seq, t, wall) "
+                    "VALUES (?, ?, ?, ?, ?)", (alert_id, self._run(), seq, t, wall))
+
+    def record_ack(self, alert_id: int, *, t: float, wall: str, client: str) -> None:
+        self._write("INSERT INTO acks (alert, run, t, wall, client) VALUES (?, ?, ?, ?, ?)",
+                    (alert_id, self._run(), t, wall, client))
 
     def record_hand_start(self, *, number: int, t: float, wall: str, button: int | None,
                           stacks: Mapping[int, int]) -> None:
@@ -305,6 +330,37 @@ class Journal:
             rows = db.execute("SELECT run, started_wall, table_name, config FROM runs "
                               "ORDER BY run").fetchall()
         return [{"run": r[0], "started": r[1], "table": r[2], "config": r[3]} for r in rows]
+
+    def last_seqs(self) -> dict[str, int]:
+        """Channel -> the last sequence number journaled on it (every run)."""
+        with self._read() as db:
+            rows = db.execute("SELECT channel, MAX(seq) FROM published GROUP BY channel"
+                              ).fetchall()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def last_alert_id(self) -> int:
+        """The largest alert id in the journal (0 if none): ids increase across runs."""
+        with self._read() as db:
+            row = db.execute("SELECT MAX(id) FROM alerts").fetchone()
+        return 0 if row is None or row[0] is None else int(row[0])
+
+    def unacknowledged(self) -> list[tuple[int, int, dict[str, Any]]]:
+        """``(alert id, seq, alert object)`` of every delivery no ack has come for, oldest
+        first (every run: a restart resends them)."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT d.alert, d.seq, a.json FROM deliveries AS d "
+                "JOIN alerts AS a ON a.id = d.alert "
+                "WHERE NOT EXISTS (SELECT 1 FROM acks AS k WHERE k.alert = d.alert) "
+                "ORDER BY d.seq").fetchall()
+        return [(int(r[0]), int(r[1]), json.loads(r[2])) for r in rows]
+
+    def acks(self, *, run: int | None = None) -> list[dict[str, Any]]:
+        """The acknowledgements of ``run`` (default: the latest), in order."""
+        with self._read() as db:
+            rows = db.execute("SELECT alert, t, wall, client FROM acks WHERE run = ? "
+                              "ORDER BY rowid", (self._which(run),)).fetchall()
+        return [{"id": r[0], "t": r[1], "time": r[2], "client": r[3]} for r in rows]
 
     def latest_run(self) -> int | None:
         with self._read() as db:

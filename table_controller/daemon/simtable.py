@@ -38,6 +38,22 @@ from table_controller.vocabulary.cards import Card
 from table_controller.vocabulary.observations import Observation
 
 STREETS = ("hole", "flop", "turn", "river")
+SIM_FRAME_RATE = 10.0
+"""The simulated camera analyses one frame per look at the table: ``run --sim`` looks every
+loop (50 a second), the tests every 0.1 simulated seconds at the slowest."""
+
+
+def sensor_lag(sensors: frozenset[str]) -> float:
+    """The monitor's ``sensor_lag`` for the simulated devices (the reader's and the tracker's
+    defaults, :func:`table_controller.monitor.fusion.sensor_lag`); 0 with one sensor."""
+    if sensors != frozenset({"rfid", "camera"}):
+        return 0.0
+    from table_controller.monitor.fusion import sensor_lag as lag
+    from vision.tracker import CardTracker
+
+    tracker = CardTracker()
+    return lag(hold_time=wiring.HOLD_TIME, confirm_frames=tracker.confirm_frames,
+               drop_frames=tracker.drop_frames, frame_rate=SIM_FRAME_RATE)
 
 
 class SimTable:

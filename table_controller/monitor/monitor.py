@@ -64,7 +64,8 @@ class DealingMonitor:
         self.config = config or MonitorConfig()
         self.choose_burn: BurnChooser = burn_chooser or secure_burn_choice
         self.fusion = SensorFusion(sensors=self.config.sensors,
-                                   settle_time=self.config.settle_time)
+                                   settle_time=self.config.settle_time,
+                                   sensor_lag=self.config.sensor_lag)
         self.book = RemedyBook()
         self.events: list[HandEnd] = []
         self.run: HandRun | None = None
