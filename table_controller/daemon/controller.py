@@ -28,7 +28,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from firmware_bridge.outputs import AlertOutputs
-from table_controller.daemon import snapshot
+from table_controller.daemon import catch_up, floor_feed, snapshot
+from table_controller.daemon.acknowledgement import Unacknowledged
 from table_controller.daemon.alert_delivery import AlertDelivery
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.console_input import (
@@ -103,6 +104,10 @@ class Controller:
         self.also_close = list(also_close)  # e.g. the GPIO backend, the deck registry
         self.extra_status = extra_status  # e.g. whether the simulated dealer is busy
         self.delivery = delivery  # alert ids, and their acknowledged delivery to the floor
+        if delivery is not None:  # a floor's acknowledgement over the alert channel
+            delivery.on_acknowledge = self.handle
+        self.unacknowledged = Unacknowledged()
+        self._extra: dict[str, Any] = {}  # fields a command adds to its answer
         self._wall_clock = wall_clock
         self.holes = HoleCards()
         self._hand: Hand | None = None
@@ -115,11 +120,12 @@ class Controller:
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
             "resolve": (self._resolve, frozenset({"code"})),
-            "acknowledge": (self._acknowledge, frozenset()),
+            "acknowledge": (self._acknowledge, frozenset({"id", "by"})),
             "showdown": (self._showdown, frozenset()),
             "void": (self._void, frozenset({"cause"})),
             "status": (lambda _r, _t: [], frozenset()),
             "snapshot": (lambda _r, _t: [], frozenset()),
+            "messages": (self._messages, frozenset({"channel", "after", "limit"})),
             "sit": (self._sit, frozenset({"seat", "stack"})),
             "leave": (self._leave, frozenset({"seat"})),
             "add_chips": (self._add_chips, frozenset({"seat", "chips"})),
@@ -222,6 +228,10 @@ class Controller:
             self._hand_started(hand, t)
         if journal_first is not None:
             self._journal_obs(journal_first, None)
+            if isinstance(journal_first, CardObservation):  # before the alerts it raised
+                self._publish("card", None, floor_feed.card_message(
+                    journal_first, hand=None if hand is None else hand.number,
+                    time=self._stamp(journal_first.t)))
         if hand is not None:
             self.holes.add([c for cards in hand.hole_cards.values() for c in cards])
         for alert in alerts:
@@ -236,10 +246,13 @@ class Controller:
         floor = alert.to_dict(self.wall(alert.t))
         if self.delivery is not None:
             floor = self.delivery.stamp(floor)
+            self.unacknowledged.raised(floor["id"], alert.code, alert.severity)
+        public = self.holes.redact(floor)
+        floor["hidden"] = floor_feed.hidden_cards(floor["cards"], self.holes.hidden)
         self.alerts.append(floor)
         if self.journal is not None:
             self.journal.record_alert(alert, floor)
-        self._publish("alert", self.holes.redact(floor), floor)
+        self._publish("alert", public, floor)
         if self.delivery is not None:
             self.delivery.deliver(floor, alert.t)
         if self.outputs is not None:
@@ -298,8 +311,8 @@ class Controller:
         event = {"type": "hand_end", "hand": end.number, "voided": end.voided,
                  "cause": end.cause,
                  "stacks": {str(s): v for s, v in sorted(end.stacks.items())},
-                 "time": self._stamp(end.t)}
-        self._publish("hand_end", event, event)
+                 "pot": floor_feed.hand_pot(end), "time": self._stamp(end.t)}
+        self._publish("hand_end", event, {**event, "phh": phh})  # PHH: hole cards, floor only
         self._hand = None
 
     def _publish(self, topic: str, public: Mapping[str, Any] | None,
@@ -316,6 +329,7 @@ class Controller:
         """Answer one console request (a JSON object, see docs/running.md)."""
         t = self.clock()
         error: str | None = None
+        self._extra = {}
         alerts_before = len(self.alerts)
         live = self.monitor.hand
         number = None if live is None else live.number  # the hand the request was made in
@@ -344,11 +358,13 @@ class Controller:
                              error=error)
         if error is not None:
             return {"ok": False, "error": error}
-        if request.get("cmd") not in ("status", "snapshot"):
-            event = {"type": "action", **request, "time": self._stamp(t), "hand": number}
+        if request.get("cmd") not in ("status", "snapshot", "messages"):
+            event = {"type": "action", **request, "time": self._stamp(t), "hand": number,
+                     **floor_feed.after_action(self.monitor.hand)}
             self._publish("action", event, event)
         self._after(alerts, t)
-        answer = {"ok": True, "alerts": self.alerts[alerts_before:], **self.status()}
+        answer = {"ok": True, "alerts": self.alerts[alerts_before:], **self.status(),
+                  **self._extra}
         if request.get("cmd") == "snapshot":
             answer["snapshot"] = snapshot.take(
                 monitor=self.monitor, published=self.alerts, wall=self.wall, now=self.clock(),
@@ -370,6 +386,7 @@ class Controller:
             "to_act": None if hand is None else hand.to_act,
             "halted": self.monitor.halted,
             "open_alerts": [a.code for a in self.monitor.open_alerts],
+            "unacknowledged": self.unacknowledged.ids,
             "stacks": {str(s): v for s, v in sorted(self.table.stacks.items())},
             **(self.extra_status() if self.extra_status is not None else {}),
         }
@@ -395,9 +412,27 @@ class Controller:
             return []
         return self.monitor.resolve(code, t)
 
-    def _acknowledge(self, _r: Mapping[str, Any], t: float) -> list[Alert]:
-        if self.outputs is not None:
-            self.outputs.acknowledge(t)
+    def _acknowledge(self, r: Mapping[str, Any], t: float) -> list[Alert]:
+        """Without ``id``: the dealer silences the buzzer of every alert showing now. With
+        ``id`` (and ``by``, the person): that alert alone, e.g. from the floor."""
+        alert_id = _field(r, "id", int, required=False)
+        _field(r, "by", str, required=False)
+        if alert_id is None:
+            self.unacknowledged.take_all()
+            if self.outputs is not None:
+                self.outputs.acknowledge(t)
+            return []
+        last = 0 if self.delivery is None else self.delivery.last_id
+        if not 0 < alert_id <= last:
+            raise ConsoleError(f"acknowledge: no alert {alert_id} at this table")
+        code = self.unacknowledged.take(alert_id)
+        if code is not None and self.outputs is not None \
+                and not self.unacknowledged.waiting(code):
+            self.outputs.acknowledge(t, key=code)
+        return []
+
+    def _messages(self, r: Mapping[str, Any], _t: float) -> list[Alert]:
+        self._extra = catch_up.answer(self.journal, r, snapshot.seqs(self.bus, self.delivery))
         return []
 
     def _showdown(self, _r: Mapping[str, Any], t: float) -> list[Alert]:
