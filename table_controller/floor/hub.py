@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,10 +55,13 @@ class TableState:
 
 class FloorHub:
     def __init__(self, store: FloorStore, tables: Mapping[str, str],
-                 clock: Callable[[], float]) -> None:
-        """``tables``: id -> display name, from the floor's configuration."""
+                 clock: Callable[[], float], wall: Callable[[], float] = time.time) -> None:
+        """``tables``: id -> display name, from the floor's configuration; ``clock``:
+        monotonic seconds (silences); ``wall``: wall seconds (when a message was received,
+        kept in the store to compare with the table's ``time``)."""
         self.store = store
         self.clock = clock
+        self.wall = wall
         self.tables = {tid: TableState(tid, name) for tid, name in tables.items()}
         self._listeners: list[Listener] = []
         self._lock = threading.RLock()
@@ -120,7 +124,7 @@ class FloorHub:
         """One message from ``table``: stored, applied, announced. False if it was already
         stored (a resend or an overlapping catch-up)."""
         self.heard(table)
-        if not self.store.record(table, channel, message, received=self.clock()):
+        if not self.store.record(table, channel, message, received=self.wall()):
             return False
         with self._lock:
             state = self.tables[table]
@@ -140,7 +144,8 @@ class FloorHub:
             hand = snapshot.get("hand")
             state.hand = hand.get("number") if isinstance(hand, dict) else hand
             state.button = snapshot.get("button")
-            state.board = [str(c) for c in snapshot.get("board") or []]
+            seen = [str(c) for c in snapshot.get("board_seen") or [] if c]
+            state.board = seen or [str(c) for c in snapshot.get("board") or []]
             state.pot = int(snapshot.get("pot") or 0)
             stacks = snapshot.get("stacks")
             if isinstance(stacks, dict):
@@ -160,6 +165,15 @@ class FloorHub:
             state.stacks = {str(k): int(v) for k, v in dict(m.get("stacks") or {}).items()}
         elif kind == "sensor":
             state.sensors[str(m.get("source"))] = bool(m.get("online"))
+        elif kind == "action" and isinstance(m.get("pot"), int):  # the hand after it
+            state.pot = int(m["pot"])
+            state.stacks.update({str(k): int(v) for k, v in dict(m.get("stacks") or {}).items()})
+        elif kind == "card" and m.get("zone") == "board" and isinstance(m.get("card"), str):
+            card = str(m["card"])
+            if m.get("event") == "removed":
+                state.board = [c for c in state.board if c != card]
+            elif card not in state.board:
+                state.board.append(card)
         elif kind == "state":  # a table's periodic summary (pot and board as they stand)
             state.pot = int(m.get("pot") or state.pot)
             state.board = [str(c) for c in m.get("board") or state.board]
