@@ -22,6 +22,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("run", "table_controller.commands.run", "run the controller on the table (or --sim)"),
     ("journal", "table_controller.commands.journal", "read a table's journal: hands, alerts, PHH"),
     ("keys", "table_controller.commands.keys", "CurveZMQ keys of the bus: make, allow, list"),
+    ("floor", "table_controller.commands.floor", "the floor: every table live, alerts, hands"),
 ]
 
 
