@@ -19,8 +19,8 @@ table's journal (``messages``), so each channel's record has no hole. On a gap, 
 (a welcome after :data:`RECONNECT_AFTER` seconds without one) and when the welcome says the
 table has sent more than the floor stored, the follower catches up, then takes a snapshot for
 the live state. A failed catch-up is tried again after a backoff (doubling up to
-:data:`BACKOFF_MAX`); the SUB and DEALER sockets reconnect by themselves (libzmq, with the same
-kind of backoff). The hub marks a table silent for 5 s offline.
+:data:`BACKOFF_MAX`); the SUB and DEALER sockets reconnect by themselves (libzmq, every 0.5 s
+growing to :data:`RECONNECT_MAX`). The hub marks a table silent for 5 s offline.
 
 CurveZMQ: a table off loopback is reached with the floor's own key pair and the table's server
 key (:class:`~table_controller.daemon.curve.ClientKeys`) on all three sockets.
@@ -54,6 +54,10 @@ RECONNECT_AFTER = 3.0
 REQUEST_TIMEOUT = 3.0
 BACKOFF_MIN = 0.5
 BACKOFF_MAX = 10.0
+"""A catch-up that failed is tried again after BACKOFF_MIN, doubling up to BACKOFF_MAX."""
+RECONNECT_MAX = 2.0
+"""libzmq's reconnection interval grows from BACKOFF_MIN to this: a table that comes back is
+reached within 2 s (an attempt to a table that is down costs next to nothing)."""
 READ_BATCH = 200
 """Messages read from one socket before the others get a turn."""
 ACK_TRIES = 30
@@ -172,7 +176,7 @@ class Follower:
         sock: zmq.Socket[Any] = self._ctx.socket(kind)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.RECONNECT_IVL, int(BACKOFF_MIN * 1000))
-        sock.setsockopt(zmq.RECONNECT_IVL_MAX, int(BACKOFF_MAX * 1000))
+        sock.setsockopt(zmq.RECONNECT_IVL_MAX, int(RECONNECT_MAX * 1000))
         for name, value in options.items():
             sock.setsockopt(getattr(zmq, name), value)
         if self.link.keys is not None:
