@@ -47,7 +47,7 @@ from table_controller.floor.store import StoreError
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT = 1.0
+HEARTBEAT = 0.5
 """Seconds between two hellos on the alert channel (the table answers each with a welcome)."""
 RECONNECT_AFTER = 3.0
 """A welcome after this long without one is a reconnection: catch up and take a snapshot."""
@@ -60,6 +60,8 @@ RECONNECT_MAX = 2.0
 reached within 2 s (an attempt to a table that is down costs next to nothing)."""
 READ_BATCH = 200
 """Messages read from one socket before the others get a turn."""
+STOP_SLICE = 0.2
+"""A console request waits for its answer in slices this long, looking for a stop between."""
 ACK_TRIES = 30
 """Heartbeats an acknowledgement is sent again without the table's notice, then given up."""
 CHANNELS = ("floor", "alerts")
@@ -135,11 +137,16 @@ class Follower:
         self._thread.start()
         return self
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop the thread (it closes its sockets); a request under way is abandoned within
+        :data:`STOP_SLICE` seconds."""
         self._stop.set()
         self._wake()
         if self._thread.is_alive():
             self._thread.join(timeout)
+        if self._thread.is_alive():  # never seen; its sockets are its own, leave them
+            log.error("the follower of table %s did not stop", self.link.id)
+            return
         for fd in (self._wake_read, self._wake_write):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -353,6 +360,8 @@ class Follower:
             for channel in CHANNELS:  # what came while the snapshot was taken
                 self._catch_up(channel)
         except (FollowError, StoreError) as exc:
+            if self._stop.is_set():
+                return
             self.stats.failed_syncs += 1
             self.stats.last_error = str(exc)
             log.warning("table %s: catching up failed (%s); again in %.1f s", self.link.id,
@@ -396,15 +405,26 @@ class Follower:
     def _request(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """One console request (lazy pirate: a REQ socket with no answer is closed and made
         anew for the next request)."""
+        if self._stop.is_set():
+            raise FollowError("stopping")
         if self._req is None:
             self._req = self._socket(zmq.REQ, self.link.console)
         sock = self._req
+        ready = 0
         try:
             sock.send(json.dumps(request).encode())
-            ready = sock.poll(int(self.request_timeout * 1000))
+            deadline = self.clock() + self.request_timeout
+            while not ready and not self._stop.is_set():
+                left = deadline - self.clock()
+                if left <= 0:
+                    break
+                ready = sock.poll(int(min(left, STOP_SLICE) * 1000) + 1)
         except zmq.ZMQError as exc:
-            ready = 0
             log.info("table %s: console: %s", self.link.id, exc)
+        if self._stop.is_set() and not ready:
+            sock.close(0)
+            self._req = None
+            raise FollowError("stopping")
         if not ready:
             sock.close(0)
             self._req = None
