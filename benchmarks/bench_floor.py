@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -67,6 +68,7 @@ class Driver(threading.Thread):
         self.pause = pause
         self.hands = 0
         self.failures = 0
+        self.errors: Counter[str] = Counter()
         self.paused = threading.Event()  # set while the table is down
 
     def run(self) -> None:
@@ -79,8 +81,9 @@ class Driver(threading.Thread):
                 self.table.out_of_turn()
                 self.table.play_to_end()
                 self.hands += 1
-            except Exception:
+            except Exception as exc:
                 self.failures += 1
+                self.errors[f"{type(exc).__name__}: {str(exc)[:100]}"] += 1
                 self.stop_event.wait(1.0)
                 self._tidy()
             self.stop_event.wait(self.pause)
@@ -165,7 +168,8 @@ def run(tables: int, seconds: float, kill_every: float, down: float, pause: floa
     return _figures(floor.store, raised, last, tables=tables, elapsed=elapsed, cpu=cpu,
                     rss=rss, peak=peak, kills=kills, offline_after=offline_after,
                     catch_up_s=catch_up_s, hands=sum(d.hands for d in drivers),
-                    failures=sum(d.failures for d in drivers))
+                    failures=sum(d.failures for d in drivers),
+                    errors=sum((d.errors for d in drivers), Counter()))
 
 
 def _offline(views: Callable[[], list[dict[str, Any]]], table_id: str) -> bool:
@@ -175,7 +179,7 @@ def _offline(views: Callable[[], list[dict[str, Any]]], table_id: str) -> bool:
 def _figures(store_path: str, raised: dict[str, set[int]], last: dict[str, dict[str, int]], *,
              tables: int, elapsed: float, cpu: float, rss: float, peak: float, kills: int,
              offline_after: list[float], catch_up_s: float, hands: int,
-             failures: int) -> dict[str, Any]:
+             failures: int, errors: Counter[str]) -> dict[str, Any]:
     db = sqlite3.connect(store_path)
     try:
         stored: dict[str, set[int]] = {}
@@ -204,6 +208,7 @@ def _figures(store_path: str, raised: dict[str, set[int]], last: dict[str, dict[
         "seconds": round(elapsed, 1),
         "hands": hands,
         "driver_failures": failures,
+        "driver_errors": dict(errors.most_common(5)),
         "kills": kills,
         "offline_after_kill_s": [round(s, 2) for s in offline_after],
         "alerts_raised": sum(len(ids) for ids in raised.values()),
@@ -255,8 +260,9 @@ def _print(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         print(f"{row['tables']} tables: offline after a kill: {row['offline_after_kill_s']} s; "
               f"alerts delivered after more than 1 s: {row['delivered_after_1s']}; "
-              f"driver failures (hands cut by a kill) {row['driver_failures']}; caught up at "
-              f"the end in {row['catch_up_at_end_s']} s", flush=True)
+              f"hands the driver gave up (cut by a kill, or a step the table refused) "
+              f"{row['driver_failures']}: {row['driver_errors']}; caught up at the end in "
+              f"{row['catch_up_at_end_s']} s", flush=True)
 
 
 def bench(sizes: list[int], minutes: float, kill_every: float, down: float,

@@ -175,8 +175,8 @@ seed = {seed}
         return alert
 
     def play_to_end(self) -> dict[str, Any]:
-        """Check or call every round, deal every street, show and award: the hand's end as
-        the console answered the showdown."""
+        """Check or call every round, deal every street, show and award, collect the cards:
+        the hand's end as the console answered the showdown."""
         for street in ("preflop", "flop", "turn", "river"):
             if street != "preflop":
                 self.sim({"cmd": "sim_deal", "street": street})
@@ -193,8 +193,14 @@ seed = {seed}
         snap = self.ask({"cmd": "snapshot"})["snapshot"]
         self.sim({"cmd": "sim_show", "seats": snap["dealt_in"]})
         time.sleep(0.5)  # the reader's hold time: every face settled
-        answer = self.ask({"cmd": "showdown"})
+        deadline = time.monotonic() + 10  # on a loaded machine the faces may settle later
+        while True:
+            answer = self.ask({"cmd": "showdown"})
+            if answer["ok"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         assert answer["ok"] and answer["hand"] is None, answer
+        self.sim({"cmd": "sim_collect"})  # the cards back to the shuffler, as a dealer does
         return answer
 
     def journal(self) -> Journal:
