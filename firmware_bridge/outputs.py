@@ -175,10 +175,14 @@ class AlertOutputs:
             self._acknowledged.discard(key)
         self.update(now)
 
-    def acknowledge(self, now: float) -> None:
-        """The dealer acknowledged: silence the buzzer for every alert active now."""
+    def acknowledge(self, now: float, *, key: str | None = None) -> None:
+        """The dealer acknowledged: silence the buzzer for every alert active now (``key``:
+        for that alert alone, e.g. acknowledged from the floor)."""
         with self._lock:
-            self._acknowledged.update(self._alerts)
+            if key is None:
+                self._acknowledged.update(self._alerts)
+            elif key in self._alerts:
+                self._acknowledged.add(key)
         self.update(now)
 
     def clear(self, now: float) -> None:

@@ -23,6 +23,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("status", "table_controller.commands.status", "how a running controller is doing"),
     ("journal", "table_controller.commands.journal", "read a table's journal: hands, alerts, PHH"),
     ("keys", "table_controller.commands.keys", "CurveZMQ keys of the bus: make, allow, list"),
+    ("floor", "table_controller.commands.floor", "the floor: every table live, alerts, hands"),
 ]
 
 

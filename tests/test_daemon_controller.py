@@ -381,7 +381,11 @@ def test_an_exposed_card_is_public_a_hole_card_is_not(camera_rig: SimRig) -> Non
     public = [e for t, e in rig.seen_public if t == "alert"]
     assert [e["code"] for e in floor] == ["EXPOSED_CARD_REPLACE"], floor
     assert floor[0]["cards"] == [placed[2]] and floor[0]["seat"] == 1
-    assert public == floor  # the exposed card is public; no hole card is named
+    assert floor[0]["hidden"] == []  # the floor channel says which cards are hole cards
+    # the exposed card is public; no hole card is named
+    # (each channel numbers its own messages: the floor's carries the card observations too)
+    assert [{k: v for k, v in e.items() if k != "seq"} for e in public] == [
+        {k: v for k, v in e.items() if k not in ("hidden", "seq")} for e in floor]
     assert placed[0] not in json.dumps(public) and placed[1] not in json.dumps(public)
     assert rig.controller.outputs is not None
     assert rig.controller.outputs.showing is Severity.FIX  # amber

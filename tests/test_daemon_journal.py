@@ -179,3 +179,47 @@ def test_journal_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["journal", str(path), "show", "9"]) == 1
     assert "no hand 9" in capsys.readouterr().err
     assert main(["journal", str(tmp_path / "absent.sqlite"), "hands"]) == 2
+
+
+def test_published_bodies_are_kept_for_the_last_messages_only(tmp_path: Path) -> None:
+    from table_controller.daemon import journal as journal_module
+
+    journal = Journal.open(tmp_path / "j.sqlite")
+    journal.keep_bodies = 1500
+    journal.start_run(t=0.0, wall=WALL, table_name="T", config="{}")
+    for seq in range(1, 3001):
+        journal.record_published("floor", seq, "card", body=json.dumps({"seq": seq}))
+    journal.record_published("public", 1, "card", body='{"seq": 1}')
+    assert journal_module.PRUNE_EVERY == 1000
+    # cleared at 2000 (up to 500) and at 3000 (up to 1500): 1501.. kept
+    assert journal.first_kept("floor") == 1501 and journal.first_kept("public") == 1
+    texts, more = journal.messages("floor", after=0, limit=3, max_bytes=10**6)
+    assert [json.loads(t)["seq"] for t in texts] == [1501, 1502, 1503] and more
+    texts, more = journal.messages("floor", after=2990, limit=500, max_bytes=10**6)
+    assert len(texts) == 10 and not more
+    texts, more = journal.messages("floor", after=0, limit=500, max_bytes=30)
+    assert len(texts) == 2 and more  # about max_bytes, at least one
+    journal.close()
+    assert sqlite3.connect(tmp_path / "j.sqlite").execute(
+        "SELECT COUNT(*) FROM published").fetchone()[0] == 3001  # rows stay, bodies go
+
+
+def test_a_journal_from_before_message_bodies_gets_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    journal = Journal.open(path)
+    journal.start_run(t=0.0, wall=WALL, table_name="T", config="{}")
+    journal.record_published("floor", 1, "alert")
+    journal.close()
+    db = sqlite3.connect(path)  # as a journal of the earlier schema had it
+    db.execute("DROP INDEX published_kept")
+    db.execute("ALTER TABLE published DROP COLUMN body")
+    db.commit()
+    db.close()
+    assert Journal.open(path, readonly=True).messages("floor", after=0, limit=5,
+                                                      max_bytes=100) == ([], False)
+    journal = Journal.open(path)
+    journal.start_run(t=1.0, wall=WALL, table_name="T", config="{}")
+    journal.record_published("floor", 2, "alert", body='{"seq": 2}')
+    assert journal.messages("floor", after=0, limit=5, max_bytes=100) == (['{"seq": 2}'], False)
+    assert journal.last_seqs() == {"floor": 2}
+    journal.close()

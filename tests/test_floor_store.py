@@ -126,3 +126,37 @@ def test_a_bad_url_is_named_without_its_password() -> None:
     with pytest.raises(StoreError) as info:
         FloorStore.open("postgresql://floor:secret@/nodb?host=/nonexistent-dir&port=1")
     assert "secret" not in str(info.value) and "floor@" in str(info.value)
+
+
+def test_one_alert_from_two_channels_acknowledged_at_the_table(store: FloorStore) -> None:
+    alert = {"type": "alert", "id": 5, "code": "JOKER", "severity": "fix", "hand": 2,
+             "seat": None, "cards": ["Kd"], "hidden": [], "time": "t"}
+    assert store.record("t1", "alerts", {**alert, "seq": 1}, received=1.0)
+    assert store.record("t1", "floor", {**alert, "seq": 40}, received=1.0)
+    (stored,) = store.alerts("t1")
+    assert stored.updates == 0 and stored.body["seq"] == 1  # the same alert, not an update
+    store.record("t1", "alerts", {"type": "acknowledged", "id": 5, "by": "bob",
+                                  "client": "floor2", "time": "t2", "seq": 2}, received=2.0)
+    assert store.alerts("t1")[0].acked_by == "bob"
+    store.record("t1", "alerts", {"type": "acknowledged", "id": 5, "by": "eve",
+                                  "client": "floor3", "time": "t3", "seq": 3}, received=3.0)
+    assert store.alerts("t1")[0].acked_by == "bob"  # the first one stands
+    assert store.hand_messages("t1", 2) == [{**alert, "seq": 40}]  # the floor channel's
+
+
+def test_a_hand_end_ends_its_open_alerts(store: FloorStore) -> None:
+    store.record("t1", "floor", {"type": "hand_start", "hand": 1, "button": 1,
+                                 "stacks": {"1": 10, "2": 10}, "time": "a", "seq": 1},
+                 received=0.0)
+    for seq, alert_id in ((2, 1), (3, 2)):
+        store.record("t1", "floor", {"type": "alert", "id": alert_id, "code": "JOKER",
+                                     "severity": "fix", "hand": 1, "seat": None, "cards": [],
+                                     "time": "b", "seq": seq}, received=0.0)
+    store.record("t1", "floor", {"type": "alert_resolved", "id": 1, "code": "JOKER", "hand": 1,
+                                 "by": "verified", "time": "c", "seq": 4}, received=0.0)
+    store.record("t1", "floor", {"type": "hand_end", "hand": 1, "voided": False,
+                                 "stacks": {"1": 12, "2": 8}, "pot": 4, "time": "d",
+                                 "seq": 5}, received=0.0)
+    assert [(a.id, a.resolved_by, a.resolved) for a in store.alerts("t1")] == [
+        (1, "verified", "c"), (2, "hand_end", "d")]
+    assert store.hands(table="t1")[0].pot == 4  # the table's figure

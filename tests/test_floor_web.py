@@ -184,3 +184,24 @@ def test_the_page_shows_an_alert_as_it_arrives_and_acknowledges_it(floor: Floor,
         screenshot(page, "floor-staff-acknowledged")
     finally:
         page.close()
+
+
+def test_the_table_state_follows_actions_and_board_cards(floor: Floor) -> None:
+    floor.send("t1", {"type": "hand_start", "hand": 2, "button": 1,
+                      "stacks": {"1": 200, "2": 200}, "time": "x"})
+    floor.send("t1", {"type": "action", "cmd": "action", "seat": 1, "kind": "call", "hand": 2,
+                      "pot": 4, "stacks": {"1": 198, "2": 198}, "time": "x"})
+    for card, event in (("7d", "placed"), ("Js", "placed"), ("7d", "removed"),
+                        ("4c", "placed")):
+        floor.send("t1", {"type": "card", "hand": 2, "zone": "board", "card": card,
+                          "face": "up", "event": event, "source": "camera", "time": "x"})
+    floor.send("t1", {"type": "card", "hand": 2, "zone": "seat1", "card": "As",
+                      "face": "down", "event": "placed", "source": "rfid", "time": "x"})
+    view = floor.hub.table_view("t1")
+    assert (view["pot"], view["board"], view["stacks"]) == (4, ["Js", "4c"],
+                                                            {"1": 198, "2": 198})
+    floor.hub.apply_snapshot("t1", {"hand": 2, "button": 1, "board": ["Js"],
+                                    "board_seen": ["Js", "4c", None], "pot": 10,
+                                    "stacks": {"1": 195, "2": 195}})
+    view = floor.hub.table_view("t1")
+    assert (view["pot"], view["board"]) == (10, ["Js", "4c"])

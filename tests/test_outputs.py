@@ -63,6 +63,24 @@ def test_acknowledge_silences_a_sounding_buzzer_at_once() -> None:
     assert changes(gpio, BUZZER)[-1] == (3.0, True)
 
 
+def test_acknowledging_one_alert_leaves_the_others_sounding() -> None:
+    """The floor acknowledges one alert by its code: only that one's buzzer goes quiet."""
+    clock, gpio, outputs = rig()
+    outputs.show("FOREIGN_CARD", Severity.STOP, 0.0)
+    outputs.show("DUPLICATE_CARD", Severity.STOP, 0.0)  # the newest shows
+    outputs.acknowledge(0.2, key="FOREIGN_CARD")
+    play(clock, outputs, 0.6)
+    assert changes(gpio, BUZZER)[-1] == (0.5, False)  # still the stop pattern
+    play(clock, outputs, 1.1)
+    assert changes(gpio, BUZZER)[-1] == (1.0, True)
+    outputs.acknowledge(clock(), key="DUPLICATE_CARD")
+    assert changes(gpio, BUZZER)[-1] == (1.1, False)
+    outputs.resolve("DUPLICATE_CARD", clock())  # back to the one acknowledged before
+    play(clock, outputs, 3.0)
+    assert changes(gpio, BUZZER)[-1] == (1.1, False) and outputs.showing is Severity.STOP
+    outputs.acknowledge(clock(), key="JOKER")  # not showing: nothing changes
+
+
 def test_fix_amber_steady_two_beeps() -> None:
     clock, gpio, outputs = rig()
     outputs.show("FOUR_CARD_FLOP", Severity.FIX, 0.0)

@@ -10,8 +10,13 @@ connect DEALER sockets to (docs/running.md, "Alert delivery").
 - Deliveries without an acknowledgement are read back from the journal when the controller
   starts, so a restart resends them.
 - A client says ``{"type": "hello"}`` when it connects (and at least every
-  :data:`CLIENT_TIMEOUT` seconds, or any other message): it is answered ``welcome`` and gets
-  every unacknowledged alert at once.
+  :data:`CLIENT_TIMEOUT` seconds, or any other message): it is answered ``welcome`` (with the
+  last ``seq`` of every channel, so a client that missed messages knows it) and gets every
+  unacknowledged alert at once.
+- A person on the floor acknowledges an alert: ``{"type": "acknowledge", "id": 17, "by":
+  "anna"}``. It is handed to the controller as the console request ``{"cmd": "acknowledge",
+  "id": 17, "by": "anna"}`` (:attr:`AlertDelivery.on_acknowledge`: journaled, that alert's
+  buzzer silenced) and announced to every client (``{"type": "acknowledged", ...}``).
 
 Nothing a client sends stops the table: each message is one bounded JSON object
 (:func:`table_controller.daemon.console_input.decode`); anything else is answered with
@@ -23,7 +28,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +77,8 @@ class AlertDelivery:
         self._resend_at: float | None = None
         self.sent = 0
         self.acked = 0
+        self.on_acknowledge: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+        """Carries out a floor's acknowledgement (the controller's console handler)."""
         self._sock: zmq.Socket[Any] | None = None
         self.endpoint: str | None = None
         if endpoint is not None:
@@ -100,7 +107,7 @@ class AlertDelivery:
         if self._sock is None:
             return
         alert_id = int(payload["id"])
-        message = {**payload, "seq": self._sequences.next("alerts", "alert")}
+        message, _text = self._sequences.stamp("alerts", "alert", payload)
         if self._journal is not None:
             self._journal.record_delivery(alert_id, seq=message["seq"], t=t,
                                           wall=str(payload.get("time", "")))
@@ -147,8 +154,11 @@ class AlertDelivery:
                 self._hello(rid, message, now)
             elif kind == "ack":
                 self._ack(rid, message, now)
+            elif kind == "acknowledge":
+                self._acknowledge(rid, message)
             else:
-                raise RequestError(f"unknown type {str(kind)[:32]!r} (hello, ack)")
+                raise RequestError(f"unknown type {str(kind)[:32]!r} (hello, ack, "
+                                   "acknowledge)")
         except RequestError as exc:
             self._send(rid, {"type": "error", "error": str(exc)})
             return
@@ -164,7 +174,8 @@ class AlertDelivery:
             raise RequestError(f"{MAX_CLIENTS} floor clients are connected already")
         self._clients[rid] = _Client(name=name, heard=now)
         self._send(rid, {"type": "welcome", "client": name, "pending": sorted(self.pending),
-                         "seq": self._sequences.last("alerts")})
+                         "seq": self._sequences.last("alerts"),
+                         "channels": self._sequences.lasts()})
         for pending in list(self.pending.values()):
             self._send(rid, pending)
         if self.pending and self._resend_at is None:
@@ -185,8 +196,32 @@ class AlertDelivery:
         self.acked += 1
         if self._journal is not None:
             self._journal.record_ack(alert_id, t=now, wall=self._wall, client=client.name)
-        notice = {"type": "acked", "id": alert_id, "client": client.name,
-                  "time": self._wall, "seq": self._sequences.next("alerts", "acked")}
+        notice, _text = self._sequences.stamp("alerts", "acked", {
+            "type": "acked", "id": alert_id, "client": client.name, "time": self._wall})
+        for other in list(self._clients):
+            self._send(other, notice)
+
+    def _acknowledge(self, rid: bytes, message: Mapping[str, Any]) -> None:
+        """A person on the floor acknowledged an alert: the controller silences it (and
+        journals the request); every client hears of it."""
+        client = self._clients.get(rid)
+        if client is None:
+            raise RequestError("say hello first: {\"type\": \"hello\", \"client\": NAME}")
+        alert_id = message.get("id")
+        if isinstance(alert_id, bool) or not isinstance(alert_id, int):
+            raise RequestError("an acknowledge names the alert: {\"type\": \"acknowledge\", "
+                               "\"id\": N, \"by\": NAME}")
+        by = message.get("by", client.name)
+        if not isinstance(by, str) or not 0 < len(by) <= 32:
+            raise RequestError("'by' must be a name of at most 32 characters")
+        if self.on_acknowledge is None:
+            raise RequestError("this table takes no acknowledgement")
+        answer = self.on_acknowledge({"cmd": "acknowledge", "id": alert_id, "by": by})
+        if not answer.get("ok"):
+            raise RequestError(str(answer.get("error")))
+        notice, _text = self._sequences.stamp("alerts", "acknowledged", {
+            "type": "acknowledged", "id": alert_id, "by": by, "client": client.name,
+            "time": self._wall})
         for other in list(self._clients):
             self._send(other, notice)
 
@@ -200,6 +235,11 @@ class AlertDelivery:
         except zmq.ZMQError as exc:  # EHOSTUNREACH: it went away
             log.info("alert delivery: client %s gone (%s)", rid.hex(), exc)
             self._clients.pop(rid, None)
+
+    @property
+    def last_id(self) -> int:
+        """The largest alert id given so far (this run or before)."""
+        return self._last_id
 
     @property
     def last_seq(self) -> int:

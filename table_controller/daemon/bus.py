@@ -9,8 +9,10 @@ Events are two-frame messages ``[topic, json]`` (UTF-8) on two PUB sockets:
   alert with every card. Bind it to ``ipc://``, or off loopback with CurveZMQ (:mod:`.curve`).
 
 Topics: ``alert`` (the alerts.md object), ``hand_start``, ``hand_end``, ``action`` (each console
-request the controller accepted), ``sensor`` (a sensor went offline or came back). A SUB socket
-subscribes by prefix (``alert`` or ``""`` for all).
+request the controller accepted), ``sensor`` (a sensor went offline or came back), ``card`` (floor
+channel only: every card observation, :mod:`.floor_feed`). A SUB socket subscribes by prefix
+(``alert`` or ``""`` for all). Each message's body is journaled with its ``seq``
+(:meth:`.Sequences.stamp`), so a client can get what it missed (:mod:`.catch_up`).
 
 Publishing never blocks and never raises: a message the socket refuses is kept (up to
 :data:`OUTBOX_LIMIT`) and sent again on the next :meth:`EventBus.publish` or
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TOPICS = ("alert", "hand_start", "hand_end", "action", "sensor")
+TOPICS = ("alert", "hand_start", "hand_end", "action", "sensor", "card")
 OUTBOX_LIMIT = 10_000
 
 
@@ -130,8 +132,8 @@ class EventBus:
         if len(self._outbox) >= OUTBOX_LIMIT:
             self._outbox.popleft()
             self.dropped += 1
-        body = {**payload, "seq": self.sequences.next(channel, topic)}
-        self._outbox.append((sock, topic.encode(), json.dumps(body).encode()))
+        _message, body = self.sequences.stamp(channel, topic, payload)
+        self._outbox.append((sock, topic.encode(), body.encode()))
 
     def retry(self) -> int:
         """Send what is queued; returns how many messages are still waiting."""

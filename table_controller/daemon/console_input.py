@@ -40,12 +40,17 @@ MAX_SEATS = 10
 MAX_CHIPS = 10**9
 """The most chips a stack, a bet or an amount can be: far above any table's chips, well inside
 the integers JSON readers keep exactly (2^53)."""
+MAX_SEQ = 2**53 - 1
+"""The largest ``seq`` or alert ``id`` a request may name (JSON readers keep it exact)."""
+MAX_LIMIT = 1000
 SUMMARY_BYTES = 120
 
 _CHIP_FIELDS = ("amount", "stack", "chips")
 _NEXT_ROUND = {Street.PREFLOP: Street.FLOP, Street.FLOP: Street.TURN, Street.TURN: Street.RIVER,
                Street.RIVER: None}
-_TEXT_FIELDS = {"kind": MAX_NAME, "code": MAX_NAME, "street": MAX_NAME, "cause": MAX_TEXT}
+_TEXT_FIELDS = {"kind": MAX_NAME, "code": MAX_NAME, "street": MAX_NAME, "cause": MAX_TEXT,
+                "channel": MAX_NAME, "by": MAX_NAME}
+_COUNT_FIELDS = {"after": (0, MAX_SEQ), "id": (1, MAX_SEQ), "limit": (1, MAX_LIMIT)}
 
 
 class RequestError(ValueError):
@@ -138,6 +143,9 @@ def check_fields(request: Mapping[str, Any], *, seats: int,
     for name in _CHIP_FIELDS:
         if name in request and request[name] is not None:
             _whole(name, request[name], 1 if name != "amount" else 0, MAX_CHIPS)
+    for name, (low, high) in _COUNT_FIELDS.items():
+        if name in request and request[name] is not None:
+            _whole(name, request[name], low, high)
     if cmd == "add_chips" and isinstance(request.get("seat"), int) and "chips" in request:
         have = stacks.get(request["seat"], 0)
         if have + request["chips"] > MAX_CHIPS:

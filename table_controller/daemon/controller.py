@@ -34,7 +34,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from firmware_bridge.outputs import AlertOutputs
-from table_controller.daemon import health, snapshot
+from table_controller.daemon import catch_up, floor_feed, health, snapshot
+from table_controller.daemon.acknowledgement import Unacknowledged
 from table_controller.daemon.alert_delivery import AlertDelivery
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.console_input import (
@@ -51,7 +52,7 @@ from table_controller.monitor import ConsoleAction, DealingMonitor, HandEnd, Mon
 from table_controller.monitor.output import NOTHING, MonitorOutput
 from table_controller.phh import Context, PhhError, dumps, export_hand
 from table_controller.vocabulary.alerts import CATALOGUE, Alert, Severity
-from table_controller.vocabulary.observations import Observation, SensorStatus
+from table_controller.vocabulary.observations import CardObservation, Observation, SensorStatus
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +123,10 @@ class Controller:
         self.on_output = on_output
         self.on_fault = on_fault
         self.delivery = delivery  # alert ids, and their acknowledged delivery to the floor
+        if delivery is not None:  # a floor's acknowledgement over the alert channel
+            delivery.on_acknowledge = self.handle
+        self.unacknowledged = Unacknowledged()
+        self._extra: dict[str, Any] = {}  # fields a command adds to its answer
         self._wall_clock = wall_clock
         self._lamps: set[str] = set()
         self._sensor_failing: set[str] = set()
@@ -138,12 +143,13 @@ class Controller:
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
             "resolve": (self._resolve, frozenset({"code"})),
-            "acknowledge": (self._acknowledge, frozenset()),
+            "acknowledge": (self._acknowledge, frozenset({"id", "by"})),
             "showdown": (self._showdown, frozenset()),
             "void": (self._void, frozenset({"cause"})),
             "status": (lambda _r, _t: NOTHING, frozenset()),
             "snapshot": (lambda _r, _t: NOTHING, frozenset()),
             "health": (lambda _r, _t: NOTHING, frozenset()),
+            "messages": (self._messages, frozenset({"channel", "after", "limit"})),
             "sit": (self._sit, frozenset({"seat", "stack"})),
             "leave": (self._leave, frozenset({"seat"})),
             "sit_out": (self._sit_out, frozenset({"seat"})),
@@ -274,6 +280,11 @@ class Controller:
             self._hand_started(out.hand_started, t)
         if journal_first is not None:
             self._journal_obs(journal_first, None)
+            if isinstance(journal_first, CardObservation):  # before the alerts it raised
+                hand = self.monitor.hand
+                self._publish("card", None, floor_feed.card_message(
+                    journal_first, hand=None if hand is None else hand.number,
+                    time=self._stamp(journal_first.t)))
         floor = [self._alert(alert) for alert in out.alerts]
         if floor:
             self.published.keep(self.monitor.open_alerts)
@@ -288,11 +299,16 @@ class Controller:
         floor = alert.to_dict(self.wall(alert.t))
         if self.delivery is not None:
             floor = self.delivery.stamp(floor)
+            self.unacknowledged.raised(floor["id"], alert.code, alert.severity)
+        secret = self.monitor.secret_cards()
+        public = redact(floor, secret)  # before ``hidden``, which names the hole cards
+        floor["hidden"] = floor_feed.hidden_cards(floor["cards"],
+                                                  frozenset(str(c) for c in secret))
         self.published.add(floor)
         if self.journal is not None:
             self.journal.record_alert(alert, floor)
         if self.bus is not None:
-            self._publish("alert", redact(floor, self.monitor.secret_cards()), floor)
+            self._publish("alert", public, floor)
         if self.delivery is not None:
             self.delivery.deliver(floor, alert.t)
         if self.outputs is not None:
@@ -326,16 +342,16 @@ class Controller:
         self._publish("hand_start", event, event)
 
     def _hand_ended(self, end: HandEnd) -> None:
+        phh, phh_error = self._history(end)
         if self.journal is not None:
-            phh, phh_error = self._history(end)
             self.journal.record_hand_end(number=end.number, t=end.t, wall=self._stamp(end.t),
                                          voided=end.voided, cause=end.cause, stacks=end.stacks,
                                          phh=phh, phh_error=phh_error)
         event = {"type": "hand_end", "hand": end.number, "voided": end.voided,
                  "cause": end.cause,
                  "stacks": {str(s): v for s, v in sorted(end.stacks.items())},
-                 "time": self._stamp(end.t)}
-        self._publish("hand_end", event, event)
+                 "pot": floor_feed.hand_pot(end), "time": self._stamp(end.t)}
+        self._publish("hand_end", event, {**event, "phh": phh})  # PHH: hole cards, floor only
 
     def _history(self, end: HandEnd) -> tuple[str | None, str | None]:
         """The hand's PHH text, or why there is none."""
@@ -367,6 +383,7 @@ class Controller:
         t = self.clock()
         error: str | None = None
         out = NOTHING
+        self._extra = {}
         live = self.monitor.hand
         number = None if live is None else live.number  # the hand the request was made in
         try:
@@ -392,8 +409,9 @@ class Controller:
                              error=error)
         if error is not None:
             return {"ok": False, "error": error}
-        if request.get("cmd") not in ("status", "snapshot", "health"):
-            event = {"type": "action", **request, "time": self._stamp(t), "hand": number}
+        if request.get("cmd") not in ("status", "snapshot", "health", "messages"):
+            event = {"type": "action", **request, "time": self._stamp(t), "hand": number,
+                     **floor_feed.after_action(self.monitor.hand)}
             self._publish("action", event, event)
         if self.on_request is not None:
             try:
@@ -401,7 +419,7 @@ class Controller:
             except Exception:  # an extension must not cost the table its answer
                 log.exception("on_request hook failed for %r", request.get("cmd"))
         alerts = self._publish_output(out, t)
-        answer = {"ok": True, "alerts": alerts, **self.status()}
+        answer = {"ok": True, "alerts": alerts, **self.status(), **self._extra}
         if request.get("cmd") == "snapshot":
             answer["snapshot"] = snapshot.take(
                 monitor=self.monitor, published=self.published, wall=self.wall,
@@ -430,6 +448,7 @@ class Controller:
             "to_act": None if hand is None else hand.to_act,
             "halted": self.monitor.halted,
             "open_alerts": [a.code for a in self.monitor.open_alerts],
+            "unacknowledged": self.unacknowledged.ids,
             "stacks": {str(s): v for s, v in sorted(self.table.stacks.items())},
             **(self.extra_status() if self.extra_status is not None else {}),
         }
@@ -455,9 +474,27 @@ class Controller:
             return NOTHING
         return self.monitor.resolve(code, t)
 
-    def _acknowledge(self, _r: Mapping[str, Any], t: float) -> MonitorOutput:
-        if self.outputs is not None:
-            self.outputs.acknowledge(t)
+    def _acknowledge(self, r: Mapping[str, Any], t: float) -> MonitorOutput:
+        """Without ``id``: the dealer silences the buzzer of every alert showing now. With
+        ``id`` (and ``by``, the person): that alert alone, e.g. from the floor."""
+        alert_id = _field(r, "id", int, required=False)
+        _field(r, "by", str, required=False)
+        if alert_id is None:
+            self.unacknowledged.take_all()
+            if self.outputs is not None:
+                self.outputs.acknowledge(t)
+            return NOTHING
+        last = 0 if self.delivery is None else self.delivery.last_id
+        if not 0 < alert_id <= last:
+            raise ConsoleError(f"acknowledge: no alert {alert_id} at this table")
+        code = self.unacknowledged.take(alert_id)
+        if code is not None and self.outputs is not None \
+                and not self.unacknowledged.waiting(code):
+            self.outputs.acknowledge(t, key=code)
+        return NOTHING
+
+    def _messages(self, r: Mapping[str, Any], _t: float) -> MonitorOutput:
+        self._extra = catch_up.answer(self.journal, r, snapshot.seqs(self.bus, self.delivery))
         return NOTHING
 
     def _showdown(self, _r: Mapping[str, Any], t: float) -> MonitorOutput:

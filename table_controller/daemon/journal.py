@@ -11,6 +11,10 @@ record stays queued in memory, the failure is logged once, and every later write
 
 Each start of the controller is a *run* (hand numbers count from 1 in a run, alerts.md), so
 hands are named by ``(run, number)``; the queries default to the latest run.
+
+The one exception to append-only: the body of each published message is kept (``published``,
+so a floor that missed messages gets them again, :meth:`Journal.messages`) for the last
+:data:`KEEP_BODIES` messages of each channel; older bodies are cleared (their row stays).
 """
 
 from __future__ import annotations
@@ -41,6 +45,11 @@ SCHEMA_VERSION = 1
 RETRY_INTERVAL = 1.0
 """Seconds between two attempts while writes fail, so a locked or full disk does not stall the
 controller's loop at every record (each attempt may wait the busy timeout)."""
+KEEP_BODIES = 50_000
+"""Published messages per channel whose body the journal keeps (about a day of play at a busy
+table; the row of an older message stays, its body is cleared)."""
+PRUNE_EVERY = 1_000
+"""Bodies are cleared in batches, at every this many messages of a channel."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -68,7 +77,8 @@ CREATE TABLE IF NOT EXISTS hand_ends (
     voided INTEGER NOT NULL, cause TEXT, stacks TEXT NOT NULL, phh TEXT, phh_error TEXT,
     PRIMARY KEY (run, number));
 CREATE TABLE IF NOT EXISTS published (
-    run INTEGER NOT NULL, channel TEXT NOT NULL, seq INTEGER NOT NULL, topic TEXT NOT NULL);
+    run INTEGER NOT NULL, channel TEXT NOT NULL, seq INTEGER NOT NULL, topic TEXT NOT NULL,
+    body TEXT);
 CREATE INDEX IF NOT EXISTS published_seq ON published (channel, seq);
 CREATE TABLE IF NOT EXISTS deliveries (
     alert INTEGER PRIMARY KEY, run INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL NOT NULL,
@@ -142,6 +152,7 @@ class Journal:
         self.retry_interval = RETRY_INTERVAL
         self.run: int | None = None
         self.failures = 0
+        self.keep_bodies = KEEP_BODIES
 
     @classmethod
     def open(cls, path: str | Path, *, readonly: bool = False,
@@ -166,6 +177,7 @@ class Journal:
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
                 db.executescript(_SCHEMA)
+                _add_body_column(db)
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
                            (str(SCHEMA_VERSION),))
             row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -240,11 +252,18 @@ class Journal:
                     (payload.get("id"), self._run(), alert.hand, alert.t, payload["time"],
                      alert.code, alert.severity.value, alert.seat, json.dumps(payload)))
 
-    def record_published(self, channel: str, seq: int, topic: str) -> None:
+    def record_published(self, channel: str, seq: int, topic: str, *,
+                         body: str | None = None) -> None:
         """A message with ``seq`` went out on ``channel`` (so the numbering continues after a
-        restart, docs/running.md "Sequence numbers")."""
-        self._write("INSERT INTO published (run, channel, seq, topic) VALUES (?, ?, ?, ?)",
-                    (self._run(), channel, seq, topic))
+        restart, docs/running.md "Sequence numbers"); ``body``: its JSON text, kept for
+        :meth:`messages` (the last :attr:`keep_bodies` of the channel)."""
+        self._write("INSERT INTO published (run, channel, seq, topic, body) "
+                    "VALUES (?, ?, ?, ?, ?)", (self._run(), channel, seq, topic, body))
+        if body is not None and seq % PRUNE_EVERY == 0 and seq > self.keep_bodies:
+            cut = seq - self.keep_bodies
+            self._write("UPDATE published SET body = NULL WHERE channel = ? AND seq > ? "
+                        "AND seq <= ? AND body IS NOT NULL",
+                        (channel, cut - 10 * PRUNE_EVERY, cut))
 
     def record_delivery(self, alert_id: int, *, seq: int, t: float, wall: str) -> None:
         """Alert ``alert_id`` (journaled before) is to be delivered until acknowledged."""
@@ -350,6 +369,35 @@ class Journal:
             rows = db.execute("SELECT channel, MAX(seq) FROM published GROUP BY channel"
                               ).fetchall()
         return {str(r[0]): int(r[1]) for r in rows}
+
+    def messages(self, channel: str, *, after: int, limit: int, max_bytes: int
+                 ) -> tuple[list[str], bool]:
+        """The JSON texts of the messages of ``channel`` with ``seq > after`` whose body is
+        kept, in order: at most ``limit`` of them and about ``max_bytes`` (at least one).
+        Returns ``(texts, more)``: ``more`` when there are others after the last one given."""
+        with self._read() as db:
+            if not _has_body_column(db):
+                return [], False
+            rows = db.execute("SELECT body FROM published WHERE channel = ? AND seq > ? AND "
+                              "body IS NOT NULL ORDER BY seq LIMIT ?",
+                              (channel, after, limit + 1)).fetchall()
+        texts: list[str] = []
+        size = 0
+        for (text,) in rows[:limit]:
+            if texts and size + len(text) > max_bytes:
+                return texts, True
+            texts.append(str(text))
+            size += len(text)
+        return texts, len(rows) > limit
+
+    def first_kept(self, channel: str) -> int | None:
+        """The ``seq`` of the oldest message of ``channel`` whose body is kept."""
+        with self._read() as db:
+            if not _has_body_column(db):
+                return None
+            row = db.execute("SELECT MIN(seq) FROM published WHERE channel = ? AND "
+                             "body IS NOT NULL", (channel,)).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
 
     def last_alert_id(self) -> int:
         """The largest alert id in the journal (0 if none): ids increase across runs."""
@@ -464,6 +512,18 @@ class Journal:
                                          kind=r[5], fields=fields, accepted=bool(r[17]),
                                          error=r[18]))
         return out
+
+
+def _has_body_column(db: sqlite3.Connection) -> bool:
+    return any(r[1] == "body" for r in db.execute("PRAGMA table_info(published)"))
+
+
+def _add_body_column(db: sqlite3.Connection) -> None:
+    """A journal made before message bodies were kept gets the column (its rows: no body)."""
+    if not _has_body_column(db):
+        db.execute("ALTER TABLE published ADD COLUMN body TEXT")
+    db.execute("CREATE INDEX IF NOT EXISTS published_kept ON published (channel, seq) "
+               "WHERE body IS NOT NULL")
 
 
 _HANDS = """

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +21,10 @@ from table_controller.floor.store import FloorStore
 
 log = logging.getLogger(__name__)
 
-SILENT_AFTER = 5.0
-"""Seconds without a word from a table before it is shown offline (issue 13: within 5 s)."""
+SILENT_AFTER = 4.0
+"""Seconds without a word from a table before it is shown offline. Its follower hears it at
+least every 0.5 s (the welcome to each hello) and the floor looks every 0.25 s, so a table that
+goes silent is offline on the dashboard within 5 s (issue 13)."""
 SEVERITY_ORDER = ("stop", "fix", "warn", "fault", "info")
 
 Listener = Callable[[dict[str, Any]], None]
@@ -54,10 +57,13 @@ class TableState:
 
 class FloorHub:
     def __init__(self, store: FloorStore, tables: Mapping[str, str],
-                 clock: Callable[[], float]) -> None:
-        """``tables``: id -> display name, from the floor's configuration."""
+                 clock: Callable[[], float], wall: Callable[[], float] = time.time) -> None:
+        """``tables``: id -> display name, from the floor's configuration; ``clock``:
+        monotonic seconds (silences); ``wall``: wall seconds (when a message was received,
+        kept in the store to compare with the table's ``time``)."""
         self.store = store
         self.clock = clock
+        self.wall = wall
         self.tables = {tid: TableState(tid, name) for tid, name in tables.items()}
         self._listeners: list[Listener] = []
         self._lock = threading.RLock()
@@ -120,7 +126,7 @@ class FloorHub:
         """One message from ``table``: stored, applied, announced. False if it was already
         stored (a resend or an overlapping catch-up)."""
         self.heard(table)
-        if not self.store.record(table, channel, message, received=self.clock()):
+        if not self.store.record(table, channel, message, received=self.wall()):
             return False
         with self._lock:
             state = self.tables[table]
@@ -140,7 +146,8 @@ class FloorHub:
             hand = snapshot.get("hand")
             state.hand = hand.get("number") if isinstance(hand, dict) else hand
             state.button = snapshot.get("button")
-            state.board = [str(c) for c in snapshot.get("board") or []]
+            seen = [str(c) for c in snapshot.get("board_seen") or [] if c]
+            state.board = seen or [str(c) for c in snapshot.get("board") or []]
             state.pot = int(snapshot.get("pot") or 0)
             stacks = snapshot.get("stacks")
             if isinstance(stacks, dict):
@@ -160,6 +167,15 @@ class FloorHub:
             state.stacks = {str(k): int(v) for k, v in dict(m.get("stacks") or {}).items()}
         elif kind == "sensor":
             state.sensors[str(m.get("source"))] = bool(m.get("online"))
+        elif kind == "action" and isinstance(m.get("pot"), int):  # the hand after it
+            state.pot = int(m["pot"])
+            state.stacks.update({str(k): int(v) for k, v in dict(m.get("stacks") or {}).items()})
+        elif kind == "card" and m.get("zone") == "board" and isinstance(m.get("card"), str):
+            card = str(m["card"])
+            if m.get("event") == "removed":
+                state.board = [c for c in state.board if c != card]
+            elif card not in state.board:
+                state.board.append(card)
         elif kind == "state":  # a table's periodic summary (pot and board as they stand)
             state.pot = int(m.get("pot") or state.pot)
             state.board = [str(c) for c in m.get("board") or state.board]

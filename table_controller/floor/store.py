@@ -9,8 +9,10 @@ database; the ``psycopg`` package, extra ``postgresql``). The two run the same S
 Messages are kept whole (``body``, JSON text) under ``(table, channel, seq)``, so a message
 received twice (a resend, a catch-up that overlaps what already arrived) is stored once, and a
 table's gaps in ``seq`` can be found. The derived rows follow the message schemas of
-docs/running.md: ``alert`` (first publication, or ``"update": true``), ``alert_resolved``,
-``hand_start`` and ``hand_end``.
+docs/running.md: ``alert`` (first publication, or ``"update": true``; the same alert arrives on
+the floor channel and on the alert channel, and is one alert), ``alert_resolved``, the table's
+``acknowledged`` notice, ``hand_start`` and ``hand_end`` (which also ends the hand's alerts
+still open: ``resolved_by = "hand_end"``, alerts.md).
 """
 
 from __future__ import annotations
@@ -134,6 +136,7 @@ class FloorStore:
         try:
             db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # WAL: consistent after a power cut
             db.execute("PRAGMA busy_timeout=5000")
         except sqlite3.Error as exc:
             raise StoreError(f"floor store {path}: {exc}") from None
@@ -207,19 +210,26 @@ class FloorStore:
 
     def _derive(self, table: str, kind: str, m: Mapping[str, Any], body: str) -> None:
         if kind == "alert" and isinstance(m.get("id"), int):
-            row = self._run("SELECT updates FROM alerts WHERE table_id = ? AND alert_id = ?",
+            row = self._run("SELECT body FROM alerts WHERE table_id = ? AND alert_id = ?",
                             (table, m["id"])).fetchone()
             if row is None:
                 self._run("INSERT INTO alerts VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, NULL, NULL, "
                           "NULL, NULL)", (table, m["id"], str(m.get("code")),
                                           str(m.get("severity")), _int(m.get("hand")),
                                           _int(m.get("seat")), m.get("time"), body))
+            elif _same_alert(json.loads(row[0]), m):  # the other channel's copy
+                pass
             else:
-                self._run("UPDATE alerts SET body = ?, updates = updates + 1 "
-                          "WHERE table_id = ? AND alert_id = ?", (body, table, m["id"]))
+                self._run("UPDATE alerts SET body = ?, updates = updates + ? "
+                          "WHERE table_id = ? AND alert_id = ?",
+                          (body, int(bool(m.get("update"))), table, m["id"]))
         elif kind == "alert_resolved" and isinstance(m.get("id"), int):
             self._run("UPDATE alerts SET resolved_by = ?, resolved = ? "
                       "WHERE table_id = ? AND alert_id = ?",
+                      (str(m.get("by", "")), m.get("time"), table, m["id"]))
+        elif kind == "acknowledged" and isinstance(m.get("id"), int):  # at the table
+            self._run("UPDATE alerts SET acked_by = ?, acked = ? WHERE table_id = ? "
+                      "AND alert_id = ? AND acked_by IS NULL",
                       (str(m.get("by", "")), m.get("time"), table, m["id"]))
         elif kind == "hand_start" and isinstance(m.get("hand"), int):
             stacks = {str(k): v for k, v in dict(m.get("stacks") or {}).items()}
@@ -242,6 +252,9 @@ class FloorStore:
                       "WHERE table_id = ? AND hand = ?",
                       (m.get("time"), json.dumps(end), pot_of(start, end, m),
                        int(bool(m.get("voided"))), table, m["hand"]))
+            self._run("UPDATE alerts SET resolved_by = 'hand_end', resolved = ? "
+                      "WHERE table_id = ? AND hand = ? AND resolved_by IS NULL",
+                      (m.get("time"), table, m["hand"]))
 
     # ------------------------------------------------------------------ sequence numbers
     def last_seq(self, table: str, channel: str) -> int | None:
@@ -308,9 +321,10 @@ class FloorStore:
         return rows[:limit]
 
     def hand_messages(self, table: str, hand: int) -> list[dict[str, Any]]:
-        """Every message of one hand, in the order the table sent them."""
+        """Every message of one hand on the table's floor channel (which has every card,
+        action, alert and the hand's end), in the order the table sent them."""
         rows = self._all("SELECT body FROM messages WHERE table_id = ? AND hand = ? "
-                         "ORDER BY channel, seq", (table, hand))
+                         "AND channel = 'floor' ORDER BY seq", (table, hand))
         return [json.loads(r[0]) for r in rows]
 
     # ------------------------------------------------------------------ staff
@@ -363,6 +377,13 @@ class _SqliteConnection:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _same_alert(stored: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """The same version of an alert (each channel numbers its messages: ``seq`` differs)."""
+    def strip(m: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in m.items() if k != "seq"}
+    return strip(stored) == strip(new)
 
 
 def _int(value: Any) -> int | None:

@@ -86,10 +86,17 @@ function onMessage(table, m) {
   const key = `${table}/${m.id}`;
   if (m.type === "alert") {
     const old = state.alerts.get(key) || {};
-    state.alerts.set(key, { ...old, ...m, table, resolved_by: null });
+    state.alerts.set(key, { ...old, ...m, table, resolved_by: old.resolved_by || null });
   } else if (m.type === "alert_resolved") {
     const old = state.alerts.get(key);
     if (old) old.resolved_by = m.by;
+  } else if (m.type === "acknowledged") {  // at the table: by this floor or another one
+    const old = state.alerts.get(key);
+    if (old && !old.acked_by) old.acked_by = m.by;
+  } else if (m.type === "hand_end") {  // the hand's alerts still open end with it
+    for (const a of state.alerts.values()) {
+      if (a.table === table && a.hand === m.hand && !a.resolved_by) a.resolved_by = "hand_end";
+    }
   }
 }
 
@@ -156,17 +163,45 @@ $("#hand-search").addEventListener("submit", async ev => {
 });
 
 const reviewing = { steps: [], at: 0 };
+const stacksText = stacks => Object.entries(stacks || {}).map(([s, v]) => `seat ${s}: ${v}`).join(", ");
 
 function describe(m) {
   switch (m.type) {
-    case "hand_start": return `hand ${m.hand} starts, button seat ${m.button}, stacks ${JSON.stringify(m.stacks)}`;
-    case "card": return `${m.card} ${m.event === "gone" ? "left" : "on"} ${m.zone}${m.face ? " face " + m.face : ""} (seen by ${m.source || "?"})`;
-    case "action": return `seat ${m.seat} ${m.kind}${m.amount != null ? " " + m.amount : ""}`;
-    case "alert": return `${m.update ? "update" : "ALERT"} ${m.code}: ${m.message} — ${m.remedy}`;
+    case "hand_start": return `hand ${m.hand} starts, button seat ${m.button}, stacks ${stacksText(m.stacks)}`;
+    case "card": {
+      const verb = { placed: "lands on", removed: "leaves", flipped: "is turned over on" }[m.event] || m.event;
+      return `${m.card || "a card"} ${verb} ${m.zone}${m.face && m.face !== "unknown" ? ", face " + m.face : ""} (seen by ${m.source || "?"})`;
+    }
+    case "action": {
+      if (m.cmd === "action") return `seat ${m.seat} ${m.kind}${m.amount != null ? " to " + m.amount : ""}${m.pot != null ? " · pot " + m.pot : ""}`;
+      if (m.cmd === "acknowledge") return m.id ? `alert ${m.id} acknowledged by ${m.by || "?"}` : "the dealer acknowledged the alerts";
+      if (m.cmd === "resolve") return `${m.code} resolved at the table`;
+      if (m.cmd && m.cmd.startsWith("sim_")) return `dealer: ${m.cmd.slice(4)} ${m.street || (m.seats || []).join(" ")}`;
+      return `${m.cmd}${m.pot != null ? " · pot " + m.pot : ""}`;
+    }
+    case "alert": return `${m.update ? "update" : "ALERT"} ${m.code} (${m.severity}): ${m.message}. Remedy: ${m.remedy} [${m.rule}]`;
     case "alert_resolved": return `${m.code} resolved (${m.by})`;
-    case "hand_end": return `hand ends${m.voided ? " (void: " + m.cause + ")" : ""}, stacks ${JSON.stringify(m.stacks)}`;
+    case "hand_end": return `hand ends${m.voided ? " (void: " + m.cause + ")" : ""}, pot ${m.pot ?? "?"}, stacks ${stacksText(m.stacks)}`;
+    case "sensor": return `${m.source} ${m.online ? "back online" : "OFFLINE"} ${m.detail || ""}`;
     default: return `${m.type} ${JSON.stringify(m)}`;
   }
+}
+
+function reviewState(shown) {
+  const out = { board: [], pot: 0, stacks: null, alerts: new Map() };
+  for (const m of shown) {
+    if (m.stacks) out.stacks = m.stacks;
+    if (m.pot != null) out.pot = m.pot;
+    if (m.type === "card" && m.zone === "board" && m.card) {
+      out.board = out.board.filter(c => c !== m.card);
+      if (m.event !== "removed") out.board.push(m.card);
+    }
+    if (m.type === "alert") out.alerts.set(m.id, m.code);
+    if (m.type === "alert_resolved" || m.type === "hand_end") {
+      if (m.type === "hand_end") out.alerts.clear(); else out.alerts.delete(m.id);
+    }
+  }
+  return out;
 }
 
 function drawReview() {
@@ -175,13 +210,16 @@ function drawReview() {
     items[i].className = i < reviewing.at ? "past" : (i === reviewing.at ? "now" : "future");
   }
   $("#step-at").textContent = `step ${reviewing.at + 1} of ${reviewing.steps.length}`;
-  const shown = reviewing.steps.slice(0, reviewing.at + 1);
-  const last = [...shown].reverse().find(m => m.stacks);
-  const board = shown.filter(m => m.type === "card" && m.zone === "board" && m.event !== "gone").map(m => m.card);
-  $("#review-state").textContent = `board: ${board.join(" ") || "-"} · stacks: ${last ? JSON.stringify(last.stacks) : "-"}`;
+  const now = reviewState(reviewing.steps.slice(0, reviewing.at + 1));
+  const open = [...now.alerts.values()];
+  $("#review-state").textContent = `board: ${now.board.join(" ") || "-"} · pot: ${now.pot} · ` +
+    `stacks: ${now.stacks ? stacksText(now.stacks) : "-"}${open.length ? " · open: " + open.join(", ") : ""}`;
   const box = $("#review");
   box.dataset.step = String(reviewing.at);
-  box.dataset.stacks = last ? JSON.stringify(last.stacks) : "";
+  box.dataset.stacks = now.stacks ? JSON.stringify(now.stacks) : "";
+  box.dataset.pot = String(now.pot);
+  box.dataset.board = now.board.join(" ");
+  box.dataset.end = String(reviewing.at === reviewing.steps.length - 1);
 }
 
 async function review(table, hand) {
@@ -190,7 +228,8 @@ async function review(table, hand) {
   reviewing.at = 0;
   const list = $("#review-steps");
   list.replaceChildren(...record.messages.map(m =>
-    el("li", { dataset: { type: m.type } }, `${m.time || ""} ${describe(m)}`)));
+    el("li", { dataset: { type: m.type, seq: String(m.seq) } },
+      el("time", {}, (m.time || "").slice(11, 23)), " ", describe(m))));
   $("#review-title").textContent = `${table}, hand ${hand}`;
   $("#phh-link").href = `/api/hands/${encodeURIComponent(table)}/${hand}/phh`;
   $("#review").hidden = false;
