@@ -276,6 +276,8 @@ class ScenarioRunner:
             self.record.alerts.append(raised)
             self.open_alerts.append(alert)
             self.listeners.on_alert(raised)
+        for update in out.updates:  # the same error, restated: the dealer reads the latest
+            self.open_alerts = [update if a.ref == update.ref else a for a in self.open_alerts]
         if out.hand_ended is not None:
             self._ended.append(out.hand_ended)
 
