@@ -35,7 +35,7 @@ import zmq
 
 log = logging.getLogger(__name__)
 
-TOPICS = ("alert", "hand_start", "hand_end", "action", "sensor")
+TOPICS = ("alert", "alert_resolved", "hand_start", "hand_end", "action", "sensor")
 OUTBOX_LIMIT = 10_000
 MAX_REQUEST_BYTES = 64 * 1024
 

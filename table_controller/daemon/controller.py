@@ -6,7 +6,7 @@
         | poll(now) -> observations, in time order
         v
     DealingMonitor (pure: rules engine inside)  <-- console requests (REP socket)
-        | MonitorOutput per call: alerts, hand started, hand ended
+        | MonitorOutput per call: alerts, updates, resolutions, hand started, hand ended
         +--> Journal (SQLite, every observation, request, alert, hand + PHH)
         +--> EventBus (public channel without hole cards, floor channel with them)
         +--> AlertOutputs (red and amber lamps, buzzer)
@@ -33,12 +33,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from firmware_bridge.outputs import AlertOutputs
+from table_controller.daemon.alert_ids import AlertIds
 from table_controller.daemon.bus import ConsoleServer, EventBus
 from table_controller.daemon.journal import Journal
 from table_controller.daemon.redact import redact
 from table_controller.engine import EngineError, Hand
 from table_controller.monitor import ConsoleAction, DealingMonitor, HandEnd, MonitorError
 from table_controller.monitor.output import NOTHING, MonitorOutput
+from table_controller.monitor.records import AlertResolved
 from table_controller.phh import Context, PhhError, dumps, export_hand
 from table_controller.vocabulary.alerts import CATALOGUE, Alert, Severity
 from table_controller.vocabulary.observations import Observation, SensorStatus
@@ -112,6 +114,8 @@ class Controller:
         self.on_fault = on_fault
         self._wall_clock = wall_clock
         self._lamps: set[str] = set()
+        # alerts.md "Lifecycle": one id per error, increasing across the journal's runs
+        self.alert_ids = AlertIds(last=journal.last_alert_id() if journal is not None else 0)
         self._sensor_failing: set[str] = set()
         self._tick_failing = False
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
@@ -233,6 +237,9 @@ class Controller:
         if journal_first is not None:
             self._journal_obs(journal_first, None)
         floor = [self._alert(alert) for alert in out.alerts]
+        floor += [self._alert(alert, update=True) for alert in out.updates]
+        for resolved in out.resolved:
+            self._alert_resolved(resolved)
         if out.hand_ended is not None:
             self._hand_ended(out.hand_ended)
         self._sync_lamps(t)
@@ -240,8 +247,13 @@ class Controller:
             self.on_output(out)
         return floor
 
-    def _alert(self, alert: Alert) -> dict[str, Any]:
-        floor = alert.to_dict(self.wall(alert.t))
+    def _alert(self, alert: Alert, *, update: bool = False) -> dict[str, Any]:
+        """Publish a new alert under a new id, or an update under the id of its first
+        publication (``"update": true``), alerts.md "Lifecycle"."""
+        ident = self.alert_ids.of(alert.ref) if update else self.alert_ids.new(alert.ref)
+        floor = {"type": "alert", "id": ident, **alert.to_dict(self.wall(alert.t))}
+        if update:
+            floor["update"] = True
         if self.journal is not None:
             self.journal.record_alert(alert, floor)
         if self.bus is not None:
@@ -253,6 +265,18 @@ class Controller:
                 self.outputs.resolve("SENSOR_OFFLINE", self.clock())
                 self._lamps.discard("SENSOR_OFFLINE")
         return floor
+
+    def _alert_resolved(self, end: AlertResolved) -> None:
+        """The end of an open alert: ``alert_resolved`` on the bus and in the journal."""
+        ident = self.alert_ids.get(end.ref)
+        if ident is None:
+            return  # never published (the monitor's output did not reach us): nothing to end
+        event = {"type": "alert_resolved", "id": ident, "code": end.code, "hand": end.hand,
+                 "by": end.by, "time": self._stamp(end.t)}
+        if self.journal is not None:
+            self.journal.record_alert_resolved(hand=end.hand, t=end.t, code=end.code,
+                                               payload=event)
+        self._publish("alert_resolved", event, event)
 
     def _sync_lamps(self, t: float) -> None:
         """A game alert's lamp stays lit while the monitor holds it open."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.alerts import CATALOGUE, Alert
 from table_controller.vocabulary.observations import (
     ButtonPressed,
     CardObservation,
@@ -229,6 +229,28 @@ class Journal:
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (self._run(), alert.hand, alert.t, payload["time"], alert.code,
                      alert.severity.value, alert.seat, json.dumps(payload)))
+
+    def record_alert_resolved(self, *, hand: int | None, t: float, code: str,
+                              payload: Mapping[str, Any]) -> None:
+        """``payload``: the ``alert_resolved`` object as published (alerts.md, "Lifecycle"); it
+        is kept with the alerts, in order, so ``alerts()`` shows each alert's whole life."""
+        spec = CATALOGUE[code]
+        self._write("INSERT INTO alerts (run, hand, t, wall, code, severity, seat, json) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (self._run(), hand, t, payload["time"], code, spec.severity.value, None,
+                     json.dumps(payload)))
+
+    def last_alert_id(self) -> int:
+        """The largest alert ``id`` in the journal, over every run (0 if none): the next run's
+        ids follow it (alerts.md, "Lifecycle"). Alerts still queued count too."""
+        with self._read() as db:
+            row = db.execute("SELECT MAX(CAST(json_extract(json, '$.id') AS INTEGER)) "
+                             "FROM alerts").fetchone()
+        stored = 0 if row is None or row[0] is None else int(row[0])
+        with self._lock:
+            queued = [json.loads(params[-1]).get("id") for sql, params in self._pending
+                      if sql.startswith("INSERT INTO alerts")]
+        return max([stored, *(i for i in queued if isinstance(i, int))])
 
     def record_hand_start(self, *, number: int, t: float, wall: str, button: int | None,
                           stacks: Mapping[int, int]) -> None:
