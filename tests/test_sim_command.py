@@ -126,3 +126,17 @@ def test_sim_journal_that_cannot_be_opened_exits_2(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "07-heads-up-order", "--journal", str(tmp_path)]) == 2
     assert str(tmp_path) in capsys.readouterr().err
+
+
+def test_json_prints_one_alert_with_its_updates_and_its_end(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """scenario.md: one error is one alert id; --json shows its updates and alert_resolved."""
+    path = Path("tests/scenarios/monitor/premature-flop-camera.toml")
+    assert main(["sim", str(path), "--json", "--check"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    life = [o for o in lines if o.get("code") == "PREMATURE_BOARD_CARD"]
+    assert [(o["type"], o.get("update", False), len(o.get("cards", ()))) for o in life] == [
+        ("alert", False, 1), ("alert", True, 2), ("alert", True, 3),
+        ("alert_resolved", False, 0)]
+    assert len({o["id"] for o in life}) == 1 and life[-1]["by"] == "verified"
+    assert lines[-1]["alerts"] == 1  # the summary counts errors, not publications
