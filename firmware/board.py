@@ -21,7 +21,7 @@ import micropython
 
 from firmware import messages
 from firmware.antenna import Antenna
-from firmware.controller import Controller
+from firmware.controller import AntennaController
 from firmware.pn5180 import ChipError, Pn5180
 
 ANTENNAS = 14
@@ -172,7 +172,7 @@ def run() -> None:
     buzzer.freq(BUZZER_HZ)
     buzzer.duty_u16(0)
     port = UsbPort()
-    core = Controller(list(build(spi)), port, time, time, scan_period_ms=SCAN_PERIOD_MS)
+    core = AntennaController(list(build(spi)), port, time, time, scan_period_ms=SCAN_PERIOD_MS)
     core.power_up()
     if watchdog_reset:
         core.send_error(messages.INTERNAL, messages.NO_ANTENNA, "restarted by the watchdog")

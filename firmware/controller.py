@@ -51,7 +51,7 @@ REMEASURE_CYCLES = 4
 HOST_SILENT_PERIODS = 3
 SEQ_MOD = 65536
 
-class Controller:
+class AntennaController:
     """``readers[i]`` is antenna ``i``. ``port.write(frame, kind)`` sends to the Pi. ``clock``
     gives the session's milliseconds, ``timer`` the microseconds the scan cycle is timed with
     (both the ``time`` module on the Pico)."""

@@ -16,7 +16,12 @@ is a documented example and docs/running.md describes every key. Sections:
   given);
 - ``[decks]`` (``db``), ``[journal]`` (``path``), ``[bus]`` (``public``, ``floor``, ``console``);
 - ``[sim]``: only for ``run --sim``: ``seed``, ``deck_order`` (the first deck's top cards),
-  ``move_interval`` (seconds between two of the simulated dealer's movements).
+  ``move_interval`` (seconds between two of the simulated dealer's movements). With ``sim=True``
+  (``run --sim``) the device sections ([rfid], [decks], [gpio], [camera]) are not required: the
+  simulated table stands in for them.
+- ``[station]``: the dealer station's web page (docs/station.md): ``listen`` (``HOST:PORT``,
+  loopback by default, ``"none"``: no station), ``token`` (required on any other address),
+  ``clock_time`` and ``clock_count`` (the called clock's minute and final count).
 
 Every problem raises :class:`TableConfigError`, whose text names the file, the key and what is
 wrong; nothing is guessed and a key the controller does not know is an error (a misspelt key would
@@ -46,6 +51,8 @@ CAMERA_KEYS = frozenset({"source", "deck", "templates", "width", "height", "card
 DEFAULT_PUBLIC = "tcp://127.0.0.1:5556"
 DEFAULT_FLOOR = "tcp://127.0.0.1:5557"
 DEFAULT_CONSOLE = "tcp://127.0.0.1:5558"
+DEFAULT_STATION = "127.0.0.1:8080"
+MIN_TOKEN = 16
 
 
 class TableConfigError(ValueError):
@@ -88,6 +95,18 @@ class SimSettings:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class StationSettings:
+    """``[station]``: where the dealer station is served (None: not served), the token a
+    browser must present (required off loopback), and the called clock: ``clock_time`` seconds,
+    then a final count of ``clock_count`` seconds (rules.md §3 [002 #24])."""
+
+    listen: str | None = DEFAULT_STATION
+    token: str | None = None
+    clock_time: float = 60.0
+    clock_count: float = 10.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableConfig:
     path: str
     table: TableSettings
@@ -99,10 +118,11 @@ class TableConfig:
     journal: Path
     bus: BusSettings
     sim: SimSettings = field(default_factory=SimSettings)
+    station: StationSettings = field(default_factory=StationSettings)
 
 
 _TOP_KEYS = frozenset({"table", "players", "rfid", "gpio", "camera", "decks", "journal", "bus",
-                       "sim"})
+                       "sim", "station"})
 _TABLE_KEYS = frozenset({"name", "seats", "game", "small_blind", "big_blind", "ante", "ante_format",
                          "ante_order", "small_bet", "big_bet", "button", "rules", "sensors",
                          "settle_time", "stub_visible"})
@@ -173,8 +193,9 @@ def _resolve(base: Path, text: str) -> Path:
     return p if p.is_absolute() else base / p
 
 
-def load_config(path: str | Path) -> TableConfig:
-    """Read and check the table's configuration file; :class:`TableConfigError` on any problem."""
+def load_config(path: str | Path, *, sim: bool = False) -> TableConfig:
+    """Read and check the table's configuration file; :class:`TableConfigError` on any problem.
+    ``sim``: for the simulated table (no device section is required)."""
     name = str(path)
     try:
         raw = Path(path).read_bytes()
@@ -188,13 +209,14 @@ def load_config(path: str | Path) -> TableConfig:
             f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise TableConfigError(f"{name}: not valid TOML: {exc}") from None
-    return parse_config(data, path=name, base=Path(name).resolve().parent)
+    return parse_config(data, path=name, base=Path(name).resolve().parent, sim=sim)
 
 
 def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
-                 base: Path | None = None) -> TableConfig:
+                 base: Path | None = None, sim: bool = False) -> TableConfig:
     """Check a parsed configuration (``path`` names it in errors, ``base`` anchors relative
-    paths, default the working folder)."""
+    paths, default the working folder). ``sim``: the simulated table's devices stand in for
+    the table's, so [rfid], [decks] and [camera] are not required by ``table.sensors``."""
     base = base or Path.cwd()
     _Reader(path, "(top level)", data)  # the document itself must be a table
     unknown = sorted(set(data) - _TOP_KEYS)
@@ -206,7 +228,7 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
     rfid = _section(path, data, "rfid", lambda d: RfidConfig.from_dict(d), RfidConfigError)
     gpio = _section(path, data, "gpio", lambda d: GpioConfig.from_dict(d), GpioConfigError)
     camera = _camera(path, data.get("camera"), base)
-    for sensor in sorted(table.monitor.sensors):
+    for sensor in sorted(table.monitor.sensors) if not sim else ():
         if sensor == "rfid" and rfid is None:
             raise TableConfigError(
                 f"{path}: table.sensors: names rfid but there is no [rfid] section")
@@ -218,7 +240,7 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
         decks = _Reader(path, "decks", data["decks"])
         decks.only(frozenset({"db"}))
         decks_db = decks.path_of("db", base)
-    if rfid is not None and decks_db is None:
+    if rfid is not None and decks_db is None and not sim:
         raise TableConfigError(f"{path}: decks.db: required with [rfid] (the tag -> card registry, "
                           "table-controller deck)")
     journal = _Reader(path, "journal", data.get("journal", {}))
@@ -236,7 +258,34 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
     return TableConfig(path=path, table=table, players=players, rfid=rfid, gpio=gpio,
                        camera=camera, decks_db=decks_db,
                        journal=journal.path_of("path", base, "journal.sqlite"), bus=settings,
-                       sim=_sim(_Reader(path, "sim", data.get("sim", {}))))
+                       sim=_sim(_Reader(path, "sim", data.get("sim", {}))),
+                       station=_station(_Reader(path, "station", data.get("station", {}))))
+
+
+def _station(r: _Reader) -> StationSettings:
+    r.only(frozenset({"listen", "token", "clock_time", "clock_count"}))
+    listen: str | None = r.text("listen", DEFAULT_STATION)
+    token = r.text("token") if "token" in r.data else None
+    if token is not None and (len(token) < MIN_TOKEN or not token.isprintable()
+                              or " " in token):
+        raise r.error("token", f"at least {MIN_TOKEN} printable characters without spaces "
+                               "(e.g. the output of: openssl rand -hex 16)")
+    if listen == "none":
+        listen = None
+    else:
+        from table_controller.webserve import WebServerError, is_loopback, parse_listen
+
+        assert listen is not None
+        try:
+            host, _port = parse_listen(listen, where=f"{r.path}: station.listen")
+        except WebServerError as exc:
+            raise TableConfigError(str(exc)) from None
+        if not is_loopback(host) and token is None:
+            raise r.error("token", f"required: station.listen {listen!r} is not a loopback "
+                                   "address, and a station on a network needs a token")
+    return StationSettings(listen=listen, token=token,
+                           clock_time=r.number("clock_time", 60.0, low=1.0, high=600.0),
+                           clock_count=r.number("clock_count", 10.0, low=0.0, high=60.0))
 
 
 def _sim(r: _Reader) -> SimSettings:

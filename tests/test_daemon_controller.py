@@ -391,3 +391,44 @@ def test_an_exposed_card_is_public_a_hole_card_is_not(camera_rig: SimRig) -> Non
     assert placed[0] not in json.dumps(public) and placed[1] not in json.dumps(public)
     assert rig.controller.outputs is not None
     assert rig.controller.outputs.showing is Severity.FIX  # amber
+
+
+def test_extension_hooks_hear_steps_and_requests(rig: SimRig,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """``on_step`` runs at the end of every step, ``on_request`` after each request carried
+    out (not a refused one); a hook that raises is logged and the table goes on."""
+    steps: list[float] = []
+    heard: list[str] = []
+    rig.controller.on_step = lambda: steps.append(rig.clock())
+    rig.controller.on_request = lambda r, _t: heard.append(str(r.get("cmd")))
+    assert rig.ask({"cmd": "status"})["ok"]
+    assert not rig.ask({"cmd": "action", "seat": 1, "kind": "fold"})["ok"]  # no hand
+    assert rig.ask({"cmd": "acknowledge"})["ok"]
+    assert heard == ["status", "acknowledge"]
+    before = len(steps)
+    rig.tick()
+    assert len(steps) == before + 1
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("extension bug")
+    rig.controller.on_step = broken
+    rig.controller.on_request = broken
+    assert rig.ask({"cmd": "sim_press"})["ok"]  # answered all the same
+    rig.settle()
+    assert rig.ask({"cmd": "status"})["hand"] == 1
+    assert "on_request hook failed" in caplog.text and "extension bug" in caplog.text
+    assert "on_step hook failed" in caplog.text
+
+
+def test_sim_put_and_sim_remedy_refuse_bad_requests(rig: SimRig) -> None:
+    """The simulated dealer's error-making requests name what was wrong; nothing moves."""
+    for request, problem in (
+            ({"cmd": "sim_put"}, "'zone' is required"),
+            ({"cmd": "sim_put", "zone": "pool"}, "pool"),
+            ({"cmd": "sim_put", "zone": "shuffler"}, "not in the shuffler"),
+            ({"cmd": "sim_put", "zone": "board", "face": "sideways"}, "up or down"),
+            ({"cmd": "sim_remedy"}, "'code' is required"),
+            ({"cmd": "sim_remedy", "code": "EXTRA_BOARD_CARD"}, "no open 'EXTRA_BOARD_CARD'")):
+        answer = rig.ask(request)
+        assert not answer["ok"] and problem in answer["error"], (request, answer)
+    assert not rig.sim.model.felt and not rig.dealer.busy

@@ -5,8 +5,10 @@ here) and stops on SIGINT; a device that cannot be opened is exit 1 with its nam
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -22,7 +24,7 @@ from table_controller.daemon.journal import Journal
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def config_text(tmp_path: Path) -> str:
+def config_text(tmp_path: Path, port: int = 0) -> str:
     return f"""
 [table]
 name = "T9"
@@ -42,6 +44,8 @@ path = "journal.sqlite"
 public = "ipc://{tmp_path}/public"
 floor = "ipc://{tmp_path}/floor"
 console = "ipc://{tmp_path}/console"
+[station]
+listen = "127.0.0.1:{port}"
 """
 
 
@@ -78,9 +82,10 @@ def stop(proc: subprocess.Popen[str], signum: int) -> tuple[int, str, str]:
 def test_run_sim_plays_through_the_console_and_stops_on_sigterm(tmp_path: Path) -> None:
     cfg = tmp_path / "table.toml"
     cfg.write_text(config_text(tmp_path))
-    proc, ready = start(["run", "--sim", "--config", str(cfg)], tmp_path)
+    proc, ready = start(["run", "--sim", "--manual", "--config", str(cfg)], tmp_path)
     try:
         assert f"console ipc://{tmp_path}/console" in ready
+        assert re.search(r" station http://127\.0\.0\.1:\d+ journal ", ready), ready
         endpoint = f"ipc://{tmp_path}/console"
         assert console_request(endpoint, {"cmd": "sim_press"})["ok"]
         deadline = time.monotonic() + 20
@@ -113,6 +118,20 @@ def test_run_config_opens_the_devices_and_stops_on_sigint(tmp_path: Path) -> Non
         code, out, err = stop(proc, signal.SIGINT)
     assert code == 0, err
     assert "stopped" in out
+
+
+def test_run_when_the_station_address_is_taken(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        cfg = tmp_path / "table.toml"
+        cfg.write_text(config_text(tmp_path, port))
+        assert main(["run", "--sim", "--config", str(cfg)]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot start: station: cannot serve on 127.0.0.1:{port}" in err
+    journal = Journal.open(tmp_path / "journal.sqlite", readonly=True)  # closed, not broken
+    assert journal.hands() == []
+    journal.close()
 
 
 def test_run_without_the_deck_registry_names_it(tmp_path: Path,

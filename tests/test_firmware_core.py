@@ -13,7 +13,7 @@ import pytest
 
 from firmware import framing
 from firmware.antenna import Antenna
-from firmware.controller import Controller
+from firmware.controller import AntennaController
 from firmware_bridge.framing import FrameDecoder, encode_frame
 from firmware_bridge.link import SerialLink
 from firmware_bridge.protocol import (
@@ -48,7 +48,7 @@ def uid(n: int) -> bytes:
     return bytes((0xE0, 0x04, 0x01, 0x00, 0x00, n >> 8, n & 0xFF, (n * 0x9D + 7) & 0xFF))
 
 
-class Clock:
+class CoreClock:
     def __init__(self) -> None:
         self.ms = 1000
 
@@ -81,12 +81,12 @@ class Wire:
         return out
 
 
-class Rig:
+class CoreRig:
     def __init__(self, antennas: int = 4) -> None:
         self.bus = SimBus(antennas)
         self.wire = Wire()
-        self.clock = Clock()
-        self.core = Controller([Antenna(self.bus.driver(i)) for i in range(antennas)],
+        self.clock = CoreClock()
+        self.core = AntennaController([Antenna(self.bus.driver(i)) for i in range(antennas)],
                                self.wire, self.clock, self.bus.clock)
         self.host = MessageEncoder()
 
@@ -118,7 +118,7 @@ def test_frames_match_the_pi_s_framing_byte_for_byte() -> None:
 
 
 def test_hello_heartbeat_inventory_and_outputs() -> None:
-    rig = Rig()
+    rig = CoreRig()
     rig.core.power_up()
     hello, heartbeat = rig.wire.take()[0], None
     assert isinstance(hello, DeviceHello) and hello.protocol_minor == 1
@@ -147,7 +147,7 @@ def test_hello_heartbeat_inventory_and_outputs() -> None:
 
 
 def test_a_bad_frame_and_a_bad_pattern_are_reported_not_obeyed() -> None:
-    rig = Rig()
+    rig = CoreRig()
     rig.core.power_up()
     rig.send(HostHello(1, 1, 500))
     rig.wire.take()
@@ -160,7 +160,7 @@ def test_a_bad_frame_and_a_bad_pattern_are_reported_not_obeyed() -> None:
 
 
 def test_a_1_0_host_hears_of_the_strongest_antenna_only_a_1_1_host_of_both() -> None:
-    rig = Rig()
+    rig = CoreRig()
     rig.core.power_up()
     rig.send(HostHello(1, 0, 500))
     card = uid(7)
@@ -181,7 +181,7 @@ def test_a_1_0_host_hears_of_the_strongest_antenna_only_a_1_1_host_of_both() -> 
 
 
 def test_a_reader_that_stops_answering_is_reported_and_the_others_keep_scanning() -> None:
-    rig = Rig()
+    rig = CoreRig()
     rig.core.power_up()
     rig.send(HostHello(1, 1, 500))
     rig.field(0, {uid(1): 12})
@@ -211,7 +211,7 @@ def test_a_reader_that_stops_answering_is_reported_and_the_others_keep_scanning(
 
 
 def test_an_edge_that_could_not_be_sent_is_followed_by_tx_overflow() -> None:
-    rig = Rig()
+    rig = CoreRig()
     rig.core.power_up()
     rig.send(HostHello(1, 1, 500))
     rig.wire.take()
@@ -253,7 +253,7 @@ def test_a_full_tray_is_inventoried_rolling_and_a_flicker_removes_nothing() -> N
 # ---------------------------------------------------------------- through the pty
 
 
-class Resolver:
+class CoreResolver:
     def identify(self, uid_: bytes) -> TagIdentity:
         return TagIdentity(card=None, deck=None, active=False)
 
@@ -262,7 +262,7 @@ class Resolver:
 def link() -> Iterator[tuple[VirtualRfidController, RfidReader]]:
     ctrl = VirtualRfidController(flicker=NO_FLICKER, heartbeat_interval=0.1)
     ctrl.start()
-    reader = RfidReader(resolver=Resolver(), config=ReaderConfig(hold_time=0.3))
+    reader = RfidReader(resolver=CoreResolver(), config=ReaderConfig(hold_time=0.3))
     serial_link = SerialLink(url=ctrl.path, listener=reader,
                              config=LinkConfig(heartbeat_interval=0.1, rx_timeout=2.0))
     reader.bind(serial_link.send)

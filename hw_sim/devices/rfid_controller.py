@@ -1,7 +1,7 @@
 """VirtualRfidController: the table's RFID controller, running the real firmware, on a pty.
 
 The controller *is* the firmware (``firmware/``): its core (:class:`firmware.controller.
-Controller`: session, scan schedule, presence per antenna, protocol encoding) and its PN5180
+AntennaController`: session, scan schedule, presence per antenna, protocol encoding) and its PN5180
 driver and ISO 15693 inventory (:mod:`firmware.pn5180`, :mod:`firmware.iso15693`,
 :mod:`firmware.antenna`), unchanged, with one simulated PN5180 per antenna
 (:mod:`hw_sim.devices.pn5180_sim`) in place of the chips and a
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from firmware import messages
 from firmware.antenna import Antenna
-from firmware.controller import Controller
+from firmware.controller import AntennaController
 from firmware_bridge.protocol import (
     PROTOCOL_MAJOR,
     BuzzerPattern,
@@ -160,8 +160,8 @@ class VirtualRfidController:
         self._before_reboot = (0, 0, 0)
         self.core = self._new_core()
 
-    def _new_core(self) -> Controller:
-        core = Controller([Antenna(self.bus.driver(i)) for i in range(self.antenna_count)],
+    def _new_core(self) -> AntennaController:
+        core = AntennaController([Antenna(self.bus.driver(i)) for i in range(self.antenna_count)],
                           _Line(self), _SessionClock(self._clock), self.bus.clock,
                           scan_period_ms=int(self.scan_period * 1000),
                           heartbeat_ms=int(self.heartbeat_interval * 1000),

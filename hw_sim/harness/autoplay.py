@@ -6,11 +6,9 @@ the hand goes and performed by the same :class:`~hw_sim.harness.runner.ScenarioR
 daemon's controller sees exactly what it would see from a scenario (and journals it, given a
 journal).
 
-Players are seeded random: facing a bet they mostly call, sometimes fold or raise the minimum;
-otherwise they mostly check, sometimes bet the minimum. With probability ``error_rate`` a hand
-gets one dealer error, chosen at random among :data:`ERRORS`, each with the alert it must raise
-(alerts.md). When the controller raises an alert, the dealer carries out its remedy and the
-floor acknowledges it, as a ``resolve`` step does.
+Players and the dealer's errors follow the seeded policy of :mod:`hw_sim.harness.policy` (the
+same one ``run --sim`` plays by). When the controller raises an alert, the dealer carries out
+its remedy and the floor acknowledges it, as a ``resolve`` step does.
 """
 
 from __future__ import annotations
@@ -21,6 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hw_sim.harness.expectations import RaisedAlert
+from hw_sim.harness.policy import ERRORS, choose_action, error_kinds, plan_error
+
+__all__ = ["ERRORS", "AutoPlayError", "AutoTable", "HandReport", "demo_scenario"]
 from hw_sim.harness.runner import Listeners, ScenarioRunner, build_runner
 from hw_sim.harness.scenario import (
     Actions,
@@ -41,17 +42,6 @@ from table_controller.monitor import DealingMonitor
 from table_controller.vocabulary.alerts import Severity
 from table_controller.vocabulary.zones import seat_zone
 
-ERRORS: dict[str, str] = {
-    # error kind -> the alert code it must raise (alerts.md, rules.md §5)
-    "wrong_first_seat": "MISDEAL_WRONG_FIRST_SEAT",
-    "exposed_card": "EXPOSED_CARD_REPLACE",
-    "premature_flop": "PREMATURE_BOARD_CARD",
-    "four_card_flop": "FOUR_CARD_FLOP",
-    "missing_burn": "MISSING_BURN",
-    "duplicate": "DUPLICATE_CARD",
-}
-CAMERA_ONLY_ERRORS = frozenset({"exposed_card"})
-"""A card's face is seen only by the camera: with RFID alone these errors cannot be seen."""
 LINK_FAULTS = ("serial_garbage", "tag_dropout", "serial_unplug")
 CAMERA_FAULTS = ("camera_freeze",)
 GAME_SEVERITIES = (Severity.STOP, Severity.FIX, Severity.WARN)
@@ -109,8 +99,7 @@ class AutoTable:
                                       sensors=sensors)
         self.rng = random.Random(f"autoplay:{seed}")
         self.error_rate = error_rate
-        self.error_kinds = sorted(k for k in ERRORS
-                                  if "camera" in sensors or k not in CAMERA_ONLY_ERRORS)
+        self.error_kinds = error_kinds(sensors)
         self.fault_kinds = ((LINK_FAULTS if "rfid" in sensors else ())
                             + (CAMERA_FAULTS if "camera" in sensors else ()))
         self.fault_rate = fault_rate
@@ -181,8 +170,8 @@ class AutoTable:
         report = HandReport(number=hands_before + 1)
         self._report = report
         self.reports.append(report)
-        if self.rng.random() < self.error_rate:
-            report.error = self.rng.choice(self.error_kinds)
+        report.error = plan_error(self.rng, self.error_rate, self.error_kinds)
+        if report.error is not None:
             report.expected = ERRORS[report.error]
         try:
             self._play(report, hands_before)
@@ -285,21 +274,8 @@ class AutoTable:
 
     def _choose(self, hand: Any) -> ScenarioAction:
         legal = hand.legal_actions()
-        seat = legal.seat
-        r = self.rng.random()
-        if legal.call_amount:
-            if r < 0.15 and legal.can_fold:
-                return ScenarioAction(seat, "fold")
-            if r > 0.92 and legal.min_raise_to is not None:
-                return ScenarioAction(seat, "raise", legal.min_raise_to)
-            return ScenarioAction(seat, "call")
-        if r > 0.85 and legal.min_bet_to is not None:
-            return ScenarioAction(seat, "bet", legal.min_bet_to)
-        if r > 0.85 and legal.min_raise_to is not None:
-            return ScenarioAction(seat, "raise", legal.min_raise_to)
-        if legal.can_check:
-            return ScenarioAction(seat, "check")
-        return ScenarioAction(seat, "allin")
+        kind, amount = choose_action(legal, self.rng)
+        return ScenarioAction(legal.seat, kind, amount)
 
 
 class AutoPlayError(RuntimeError):

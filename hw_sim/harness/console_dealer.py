@@ -3,7 +3,9 @@
 ``sim_press``, ``sim_deal`` (``street``: hole, flop, turn, river), ``sim_show`` (``seats``) and
 ``sim_collect`` (docs/running.md) make the dealer of a :class:`~hw_sim.devices.sim_table.SimTable`
 press the green button, deal, turn hands up or gather the cards, so a hand can be played on
-``run --sim`` from any zmq client. The dealer moves one card per :attr:`ConsoleDealer.move_interval`
+``run --sim`` from any zmq client; ``sim_put`` (``zone``, ``face``) makes a dealer error and
+``sim_remedy`` (``code``) carries out an open alert's remedy, as the dealer station's tests and
+benchmark do. The dealer moves one card per :attr:`ConsoleDealer.move_interval`
 simulated seconds, so each card is seen before the next (a real dealer's hands take time).
 
 The dealer is polled by the controller like a sensor (it delivers no observation itself: the
@@ -13,7 +15,7 @@ table's sensor chains see what it moved).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hw_sim.devices.dealer import DealerError
@@ -21,20 +23,27 @@ from hw_sim.devices.sim_table import SimTable
 from hw_sim.devices.table_model import ModelError
 from table_controller.daemon.controller import Command, ConsoleError
 from table_controller.monitor.output import NOTHING, MonitorOutput
-from table_controller.vocabulary.observations import Observation
+from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.observations import Face, Observation
+from table_controller.vocabulary.zones import SHUFFLER, ZoneError, check_zone
 
 STREETS = ("hole", "flop", "turn", "river")
 
 
 class ConsoleDealer:
     """Drives ``table``'s dealer from console commands. ``deal_order`` gives the seats the hole
-    cards go to (the controller's deal order, asked when the deal starts)."""
+    cards go to (the controller's deal order, asked when the deal starts); ``open_alerts``:
+    the monitor's open alerts and ``rules`` its profile, for ``sim_remedy``."""
 
     name = "sim-dealer"
 
     def __init__(self, table: SimTable, *, move_interval: float = 0.3,
-                 deal_order: Callable[[], tuple[int, ...]] = tuple) -> None:
+                 deal_order: Callable[[], tuple[int, ...]] = tuple,
+                 open_alerts: Callable[[], Sequence[Alert]] = tuple,
+                 rules: str = "tda") -> None:
         self.table = table
+        self.open_alerts = open_alerts
+        self.rules = rules
         self.move_interval = move_interval
         self.deal_order = deal_order
         self._job: _Job | None = None
@@ -78,6 +87,11 @@ class ConsoleDealer:
         self._job = _Job(work)
         self._next_move = 0.0
 
+    def perform(self, what: str, work: Callable[[], None]) -> None:
+        """The dealer does ``work`` with the table's dealer, one movement per
+        :attr:`move_interval` (a dealer error or a remedy the simulated station makes)."""
+        self._start(what, work)
+
     def press(self) -> None:
         """The dealer presses the green button."""
         if self._job is not None:
@@ -105,6 +119,33 @@ class ConsoleDealer:
     def collect(self) -> None:
         self._start("sim_collect", self.table.dealer.collect)
 
+    def put(self, zone: str, face: Face) -> None:
+        """The dealer puts the stub's top card in ``zone``, wherever the procedure says it
+        should go (a dealer error for the monitor to catch)."""
+        try:
+            check_zone(zone)
+        except ZoneError as exc:
+            raise ConsoleError(f"sim_put: {exc}") from None
+        if zone == SHUFFLER:
+            raise ConsoleError("sim_put: a card is put on the felt, not in the shuffler")
+        table = self.table
+
+        def work() -> None:
+            try:
+                card = table.model.draw_top()
+            except ModelError as exc:
+                raise DealerError(str(exc)) from None
+            table.dealer.put(card, zone, face)
+        self._start("sim_put", work)
+
+    def remedy(self, code: str) -> None:
+        """The dealer carries out the remedy of the last open alert with ``code``."""
+        alert = next((a for a in reversed(self.open_alerts()) if a.code == code), None)
+        if alert is None:
+            raise ConsoleError(f"sim_remedy: no open {code!r} alert")
+        self._start("sim_remedy",
+                    lambda: self.table.dealer.carry_out(alert, rules=self.rules))
+
     def commands(self) -> Mapping[str, tuple[Command, frozenset[str]]]:
         """Console commands that drive the simulated dealer (``run --sim`` only)."""
         def press(_r: Mapping[str, Any], _t: float) -> MonitorOutput:
@@ -130,10 +171,29 @@ class ConsoleDealer:
             self.collect()
             return NOTHING
 
+        def put(r: Mapping[str, Any], _t: float) -> MonitorOutput:
+            zone, face = r.get("zone"), r.get("face", "down")
+            if not isinstance(zone, str):
+                raise ConsoleError("sim_put: 'zone' is required (seat1..seat10, board, burn, "
+                                   "muck)")
+            if face not in ("up", "down"):
+                raise ConsoleError(f"sim_put: 'face' is up or down, not {face!r}")
+            self.put(zone, Face.UP if face == "up" else Face.DOWN)
+            return NOTHING
+
+        def remedy(r: Mapping[str, Any], _t: float) -> MonitorOutput:
+            code = r.get("code")
+            if not isinstance(code, str):
+                raise ConsoleError("sim_remedy: 'code' is required (an open alert's code)")
+            self.remedy(code)
+            return NOTHING
+
         return {"sim_press": (press, frozenset()),
                 "sim_deal": (deal, frozenset({"street"})),
                 "sim_show": (show, frozenset({"seats"})),
-                "sim_collect": (collect, frozenset())}
+                "sim_collect": (collect, frozenset()),
+                "sim_put": (put, frozenset({"zone", "face"})),
+                "sim_remedy": (remedy, frozenset({"code"}))}
 
 
 class _Job:

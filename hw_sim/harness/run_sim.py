@@ -5,19 +5,24 @@ The configuration's [rfid], [gpio] and [camera] are not opened; the simulated ta
 place, with the sensors of ``[table] sensors``, its clock following real time, and a dealer
 driven from the console (:mod:`hw_sim.harness.console_dealer`). ``[sim]`` gives the seed, the
 first deck's top cards and the dealer's pace.
+
+Unless ``manual``, a simulated dealer station (:class:`~hw_sim.harness.sim_autoplay.SimStation`)
+plays the game through the console socket: the dealer's hands, the players' actions, a dealer
+error in ``error_rate`` of the hands and its remedy. With ``manual`` the console's clients do
+all of that (``sim_press``, ``sim_deal``, ``action``, ...).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from functools import partial
 
 from hw_sim.devices.sim_table import PacedClock, SimTable
 from hw_sim.harness.console_dealer import ConsoleDealer
+from hw_sim.harness.sim_autoplay import SimStation
 from table_controller.config import TableConfig
 from table_controller.daemon.build import Devices, build_controller
-from table_controller.daemon.controller import Controller
+from table_controller.daemon.controller import Command, Controller
 from table_controller.monitor import DealingMonitor
 
 
@@ -28,17 +33,44 @@ def sim_devices(config: TableConfig, monitor: DealingMonitor,
                      sensors=monitor.config.sensors, first_order=config.sim.deck_order)
     closers.append(table.close)
     dealer = ConsoleDealer(table, move_interval=config.sim.move_interval,
-                           deal_order=monitor.deal_order)
+                           deal_order=monitor.deal_order,
+                           open_alerts=lambda: monitor.open_alerts, rules=monitor.config.rules)
     return Devices(sensors=[dealer, *table.sensors], outputs=table.outputs(),
                    clock=PacedClock(table), commands=dealer.commands(), status=dealer.status,
                    close=[table.model.close])
 
 
-def build_sim_controller(config: TableConfig, *, seed: int | None = None) -> Controller:
-    """The controller of ``run --sim``: journal and bus as configured, the simulated devices.
-    The simulated table has no antenna or camera over the shuffler tray, so the stub is not
-    checked at the green button."""
-    return build_controller(
-        config, devices=partial(sim_devices, seed=seed),
+def build_sim_controller(config: TableConfig, *, seed: int | None = None, manual: bool = True,
+                         error_rate: float = 0.05,
+                         commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
+                         ) -> Controller:
+    """The controller of ``run --sim``: journal and bus as configured, the simulated devices;
+    unless ``manual``, the simulated station playing on them (``error_rate``: the fraction of
+    hands with a dealer error). The simulated table has no antenna or camera over the shuffler
+    tray, so the stub is not checked at the green button. ``commands``: more console commands
+    (the dealer station's)."""
+    if not 0.0 <= error_rate <= 1.0:
+        raise ValueError(f"error rate {error_rate}: a fraction between 0 and 1")
+    opened: list[Devices] = []
+
+    def devices(config: TableConfig, monitor: DealingMonitor,
+                closers: list[Callable[[], None]]) -> Devices:
+        opened.append(sim_devices(config, monitor, closers, seed=seed))
+        return opened[-1]
+
+    controller = build_controller(
+        config, devices=devices,
         monitor_config=replace(config.table.monitor, stub_visible=False),
-        run_notes={"sim": True})
+        run_notes={"sim": True, "manual": manual, "error_rate": error_rate},
+        commands=commands)
+    if not manual and controller.console is not None:
+        dealer = opened[0].sensors[0]
+        assert isinstance(dealer, ConsoleDealer)
+        monitor = controller.monitor
+        station = SimStation(dealer, monitor, endpoint=controller.console.endpoint,
+                             seed=config.sim.seed if seed is None else seed,
+                             error_rate=error_rate, rules=monitor.config.rules,
+                             settle=2 * monitor.config.settle_time + 0.4
+                             + 2 * config.sim.move_interval)
+        controller.sensors.append(station)
+    return controller

@@ -18,9 +18,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", type=int, help="which start of the controller (default: last)")
     sub = parser.add_subparsers(dest="what", metavar="WHAT", required=True)
     sub.add_parser("runs", help="each start of the controller")
-    sub.add_parser("hands", help="the hands of the run")
+    hands = sub.add_parser("hands", help="the hands of the run")
+    hands.add_argument("--json", action="store_true",
+                       help="every hand of every run, one JSON object a line")
     alerts = sub.add_parser("alerts", help="the alerts of the run, or of one hand")
     alerts.add_argument("--hand", type=int, help="only this hand")
+    alerts.add_argument("--json", action="store_true",
+                        help="every alert of every run, one JSON object a line")
     obs = sub.add_parser("observations", help="what the sensors saw, as JSON lines")
     obs.add_argument("--hand", type=int, help="only during this hand")
     obs.add_argument("--from", dest="start", type=float, metavar="T",
@@ -47,6 +51,26 @@ def run(args: argparse.Namespace) -> int:
         if args.what == "runs":
             for r in journal.runs():
                 print(f"run {r['run']}  {r['started']}  table {r['table']}")
+            return 0
+        if args.what == "hands" and args.json:
+            for h in journal.all_hands():
+                if args.run is not None and h.run != args.run:
+                    continue
+                print(json.dumps({
+                    "run": h.run, "hand": h.number,
+                    "start_stacks": {str(k): v for k, v in sorted(h.stacks_before.items())},
+                    "end_stacks": None if h.stacks_after is None else {
+                        str(k): v for k, v in sorted(h.stacks_after.items())},
+                    "voided": bool(h.voided), "ended": h.finished}))
+            return 0
+        if args.what == "alerts" and args.json:
+            for run_number, a in journal.all_alerts():
+                if (args.run is not None and run_number != args.run) or (
+                        args.hand is not None and a.get("hand") != args.hand):
+                    continue
+                print(json.dumps({"run": run_number, "hand": a.get("hand"), "id": a.get("id"),
+                                  "code": a.get("code"), "update": a.get("update"),
+                                  "time": a.get("time")}))
             return 0
         if args.what == "hands":
             for h in journal.hands(run=args.run):

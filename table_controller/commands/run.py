@@ -1,11 +1,14 @@
 """``table-controller run --config table.toml``: the controller on the table's devices;
-``table-controller run --sim [--config table.toml]``: the same controller on the simulated table
-(docs/running.md).
+``table-controller run --sim [--config table.toml] [--manual] [--error-rate R]``: the same
+controller on the simulated table, playing by itself (or, with ``--manual``, driven from the
+console) (docs/running.md). Both serve the dealer station's page (``[station]``,
+docs/station.md).
 
-Prints one ``ready`` line with the bus endpoints once everything is open, runs until SIGINT or
-SIGTERM, then closes the devices, the bus and the journal (everything written is kept).
-Exit status: 0 after a clean stop; 2 the configuration is invalid (the message names the file,
-the key and the problem); 1 a device, the journal or the bus could not be opened.
+Prints one ``ready`` line with the bus endpoints and the station's address once everything is
+open, runs until SIGINT or SIGTERM, then closes the station, the devices, the bus and the
+journal (everything written is kept). Exit status: 0 after a clean stop; 2 the configuration is
+invalid (the message names the file, the key and the problem); 1 a device, the journal, the bus
+or the station's address could not be opened.
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="run on the simulated table's devices (RFID over a pty, GPIO)")
     parser.add_argument("--seed", type=int,
                         help="--sim: seed of the decks (overrides [sim] seed)")
+    parser.add_argument("--manual", action="store_true",
+                        help="--sim: the console's clients deal and play (sim_press, sim_deal, "
+                             "action, ...); default: the simulated station plays by itself")
+    parser.add_argument("--error-rate", type=float, default=0.05,
+                        help="--sim: fraction of hands with a dealer error (default 0.05)")
     parser.add_argument("--journal", help="journal file (overrides [journal] path)")
     parser.add_argument("--log-level", default="INFO",
                         choices=("DEBUG", "INFO", "WARNING", "ERROR"))
@@ -49,24 +57,42 @@ def run(args: argparse.Namespace) -> int:
         print("run: give --config FILE (a table) or --sim (the simulated table)",
               file=sys.stderr)
         return 2
+    if not 0.0 <= args.error_rate <= 1.0:
+        print(f"run: --error-rate {args.error_rate}: a fraction between 0 and 1",
+              file=sys.stderr)
+        return 2
     try:
         if args.config:
-            config = load_config(args.config)
+            config = load_config(args.config, sim=args.sim)
         else:
-            config = parse_config(SIM_DEFAULTS, path="<--sim defaults>")
+            config = parse_config(SIM_DEFAULTS, path="<--sim defaults>", sim=True)
     except TableConfigError as exc:
         print(f"invalid configuration: {exc}", file=sys.stderr)
         return 2
     if args.journal:
         config = replace(config, journal=Path(args.journal))
+    from table_controller.station import Station, StationError
+
+    # The station's commands are the console's too; its page only with an address.
+    station = Station(config.station, sim=args.sim)
+    served = config.station.listen is not None
     try:
         if args.sim:
             from hw_sim.harness.run_sim import build_sim_controller
 
-            controller = build_sim_controller(config, seed=args.seed)
+            controller = build_sim_controller(config, seed=args.seed, manual=args.manual,
+                                              error_rate=args.error_rate,
+                                              commands=station.commands())
         else:
-            controller = build_controller(config)
+            controller = build_controller(config, commands=station.commands())
     except StartError as exc:
+        print(f"run: cannot start: {exc}", file=sys.stderr)
+        return 1
+    try:
+        station.attach(controller, serve=served, views=served)
+    except StationError as exc:
+        station.close()
+        controller.close()
         print(f"run: cannot start: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
@@ -81,12 +107,14 @@ def run(args: argparse.Namespace) -> int:
         console = controller.console
         print(f"ready: public {bus.public_endpoint if bus else '-'} floor "
               f"{(bus.floor_endpoint if bus else None) or '-'} console "
-              f"{console.endpoint if console else '-'} journal {config.journal}",
+              f"{console.endpoint if console else '-'} station {station.url or '-'} "
+              f"journal {config.journal}",
               flush=True)
         controller.run(stop)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        station.close()
         controller.close()
     print("stopped", flush=True)
     return 0

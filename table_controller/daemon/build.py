@@ -24,6 +24,7 @@ from table_controller.config import TableConfig
 from table_controller.daemon.bus import BusError, ConsoleServer, EventBus
 from table_controller.daemon.controller import Command, Controller, Sensor
 from table_controller.daemon.journal import Journal, JournalError
+from table_controller.daemon.resume import CarryOver, carry_over
 from table_controller.engine import Table
 from table_controller.monitor import DealingMonitor, MonitorConfig
 from table_controller.phh import Context
@@ -52,11 +53,25 @@ OpenDevices = Callable[[TableConfig, DealingMonitor, list[Callable[[], None]]], 
 closers at once, so a later failure closes it again."""
 
 
-def build_table(config: TableConfig) -> Table:
+def build_table(config: TableConfig, carry: CarryOver | None = None) -> Table:
+    """The engine table of ``config``; with ``carry``, as the journal's last hand left it
+    (stacks, button, hand number: :mod:`table_controller.daemon.resume`)."""
     table = Table(config.table.engine, seats=config.table.seats)
-    for seat, stack in sorted((config.players or {}).items()):
-        table.sit(seat, stack)
-    table.set_button(config.table.button)
+    stacks = dict(config.players or {})
+    if carry is not None:
+        stacks.update(carry.stacks)
+    for seat, stack in sorted(stacks.items()):
+        if stack > 0 and 1 <= seat <= config.table.seats:
+            table.sit(seat, stack)
+    button = config.table.button
+    if carry is not None:
+        table.hand_number = carry.hand_number
+        if carry.button is not None:
+            button = carry.button
+    if button in table.stacks:
+        table.set_button(button)
+    elif table.stacks:
+        table.set_button(min(table.stacks))
     return table
 
 
@@ -70,14 +85,17 @@ def _config_summary(config: TableConfig, notes: Mapping[str, Any]) -> str:
 
 def build_controller(config: TableConfig, *, devices: OpenDevices | None = None,
                      monitor_config: MonitorConfig | None = None,
-                     run_notes: Mapping[str, Any] | None = None) -> Controller:
+                     run_notes: Mapping[str, Any] | None = None,
+                     commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
+                     ) -> Controller:
     """The controller for ``config``. ``devices``: how its devices are opened (default
     :func:`table_devices`); ``monitor_config`` replaces the configuration's; ``run_notes``
-    are added to the configuration summary the journal keeps for this run."""
+    are added to the configuration summary the journal keeps for this run; ``commands``: more
+    console commands (the dealer station's, docs/station.md)."""
     closers: list[Callable[[], None]] = []
     try:
         return _build(config, devices or table_devices, monitor_config, run_notes or {},
-                      closers)
+                      commands or {}, closers)
     except Exception:
         for close in reversed(closers):
             with contextlib.suppress(Exception):  # best effort; the first error is reported
@@ -87,14 +105,18 @@ def build_controller(config: TableConfig, *, devices: OpenDevices | None = None,
 
 def _build(config: TableConfig, open_devices: OpenDevices,
            monitor_config: MonitorConfig | None, run_notes: Mapping[str, Any],
+           commands: Mapping[str, tuple[Command, frozenset[str]]],
            closers: list[Callable[[], None]]) -> Controller:
-    table = build_table(config)
-    monitor = DealingMonitor(table, config=monitor_config or config.table.monitor)
     try:
         journal = Journal.open(config.journal)
     except JournalError as exc:
         raise StartError(str(exc)) from None
     closers.append(journal.close)
+    carry = carry_over(journal, wall=datetime.now(UTC).isoformat(timespec="milliseconds"))
+    table = build_table(config, carry)
+    monitor = DealingMonitor(table, config=monitor_config or config.table.monitor)
+    if carry is not None:
+        monitor.ctx.last_number = carry.hand_number
     try:
         bus = EventBus(public=config.bus.public, floor=config.bus.floor)
         closers.append(bus.close)
@@ -109,7 +131,8 @@ def _build(config: TableConfig, open_devices: OpenDevices,
                             wall_clock=lambda: datetime.now(UTC),
                             phh_context=Context(seat_count=config.table.seats,
                                                 table=config.table.name),
-                            commands=devices.commands, also_close=devices.close,
+                            commands={**(devices.commands or {}), **commands},
+                            also_close=devices.close,
                             extra_status=devices.status)
     journal.start_run(t=clock(), wall=controller.wall(clock()).isoformat(timespec="milliseconds"),
                       table_name=config.table.name, config=_config_summary(config, run_notes))

@@ -10,7 +10,8 @@
         +--> Journal (SQLite, every observation, request, alert, hand + PHH)
         +--> EventBus (public channel without hole cards, floor channel with them)
         +--> AlertOutputs (red and amber lamps, buzzer)
-        +--> on_output (whoever drives the controller: the scenario runner, continuous play)
+        +--> on_output (whoever drives the controller: the scenario runner, continuous play,
+                        the dealer station)
 
 Time is ``clock()`` (monotonic seconds); wall time is derived from it for what is published.
 Fault isolation: a sensor that raises is logged and polled again next time; an observation the
@@ -118,6 +119,12 @@ class Controller:
         self.alert_ids = AlertIds(last=journal.last_alert_id() if journal is not None else 0)
         self._sensor_failing: set[str] = set()
         self._tick_failing = False
+        # Extensions on the loop thread (the dealer station, docs/station.md): ``on_step`` at
+        # the end of every step, ``on_request`` after each request carried out. One that
+        # raises is logged, never fatal.
+        self.on_step: Callable[[], None] | None = None
+        self.on_request: Callable[[Mapping[str, Any], float], None] | None = None
+        self._hook_failing = False
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
             "resolve": (self._resolve, frozenset({"code"})),
@@ -174,12 +181,24 @@ class Controller:
         self._call(lambda: self.monitor.tick(now), now)
         if self.console is not None:
             self.console.serve(self.handle, timeout=wait)
+        if self.on_step is not None:
+            self._step_hook(self.on_step)
         if self.outputs is not None:
             self.outputs.update(self.clock())
         if self.journal is not None and self.journal.pending:
             self.journal.flush()
         if self.bus is not None:
             self.bus.retry()
+
+    def _step_hook(self, hook: Callable[[], None]) -> None:
+        try:
+            hook()
+        except Exception:
+            if not self._hook_failing:  # once per outage: hooks run 50 times a second
+                log.exception("on_step hook failed; calling it again every loop")
+            self._hook_failing = True
+        else:
+            self._hook_failing = False
 
     def observe(self, obs: Observation) -> None:
         """One observation: journaled (with the reason if the monitor refuses it), then what
@@ -370,6 +389,11 @@ class Controller:
         if request.get("cmd") != "status":
             event = {"type": "action", **request, "time": self._stamp(t), "hand": number}
             self._publish("action", event, event)
+        if self.on_request is not None:
+            try:
+                self.on_request(request, t)
+            except Exception:  # an extension must not cost the table its answer
+                log.exception("on_request hook failed for %r", request.get("cmd"))
         alerts = self._publish_output(out, t)
         return {"ok": True, "alerts": alerts, **self.status()}
 

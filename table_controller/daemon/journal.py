@@ -260,11 +260,13 @@ class Journal:
 
     def record_hand_end(self, *, number: int, t: float, wall: str, voided: bool,
                         cause: str | None, stacks: Mapping[int, int], phh: str | None,
-                        phh_error: str | None) -> None:
+                        phh_error: str | None, run: int | None = None) -> None:
+        """``run``: the run the hand started in (default: this one), for a hand a killed run
+        left without an end."""
         self._write("INSERT OR IGNORE INTO hand_ends (run, number, t, wall, voided, cause, "
                     "stacks, phh, phh_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (self._run(), number, t, wall, int(voided), cause, _stacks_json(stacks),
-                     phh, phh_error))
+                    (self._run() if run is None else run, number, t, wall, int(voided), cause,
+                     _stacks_json(stacks), phh, phh_error))
 
     @property
     def pending(self) -> int:
@@ -353,6 +355,19 @@ class Journal:
         with self._read() as db:
             rows = db.execute(_HANDS + " ORDER BY number", (which, which)).fetchall()
         return [_hand(r) for r in rows]
+
+    def all_hands(self) -> list[HandRecord]:
+        """Every hand of every run, in the order they were played (run, then number)."""
+        out: list[HandRecord] = []
+        for r in self.runs():
+            out += self.hands(run=int(r["run"]))
+        return out
+
+    def all_alerts(self) -> list[tuple[int, dict[str, Any]]]:
+        """Every alert of every run, in order, with its run."""
+        with self._read() as db:
+            rows = db.execute("SELECT run, json FROM alerts ORDER BY run, id").fetchall()
+        return [(int(r[0]), json.loads(r[1])) for r in rows]
 
     def hand(self, number: int, *, run: int | None = None) -> HandRecord | None:
         which = self._which(run)
