@@ -20,7 +20,9 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("vision", "table_controller.commands.vision", "overhead camera: enrol, detect, calibrate"),
     ("deck", "table_controller.commands.deck", "enrol the table's decks, choose the one in play"),
     ("run", "table_controller.commands.run", "run the controller on the table (or --sim)"),
+    ("status", "table_controller.commands.status", "how a running controller is doing"),
     ("journal", "table_controller.commands.journal", "read a table's journal: hands, alerts, PHH"),
+    ("keys", "table_controller.commands.keys", "CurveZMQ keys of the bus: make, allow, list"),
 ]
 
 

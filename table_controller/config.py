@@ -14,7 +14,8 @@ is a documented example and docs/running.md describes every key. Sections:
 - ``[camera]``: source, deck, frame size and zone polygons, parsed by
   :func:`vision.calibration.config_from_mapping` (OpenCV is imported only when the section is
   given);
-- ``[decks]`` (``db``), ``[journal]`` (``path``), ``[bus]`` (``public``, ``floor``, ``console``);
+- ``[decks]`` (``db``), ``[journal]`` (``path``), ``[bus]`` (``public``, ``floor``, ``console``,
+  ``keys``: a channel off loopback needs the CurveZMQ key folder), ``[access]`` (``group``);
 - ``[sim]``: only for ``run --sim``: ``seed``, ``deck_order`` (the first deck's top cards),
   ``move_interval`` (seconds between two of the simulated dealer's movements). With ``sim=True``
   (``run --sim``) the device sections ([rfid], [decks], [gpio], [camera]) are not required: the
@@ -31,9 +32,11 @@ file's folder.
 
 from __future__ import annotations
 
+import grp
+import ipaddress
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +45,19 @@ from firmware_bridge.rfid_config import RfidConfig, RfidConfigError
 from table_controller.engine import AnteFormat, AnteOrder, GameConfig, Structure
 from table_controller.engine import ConfigError as EngineConfigError
 from table_controller.monitor import MonitorConfig, MonitorError
+from table_controller.monitor.fusion import sensor_lag
 from table_controller.vocabulary.cards import Card, CardError, parse_card
 
 GAMES: Mapping[str, Structure] = {"nlhe": Structure.NO_LIMIT, "plhe": Structure.POT_LIMIT,
                                   "flhe": Structure.FIXED_LIMIT}
 CAMERA_KEYS = frozenset({"source", "deck", "templates", "width", "height", "card_height",
-                         "confirm_frames", "zones"})
+                         "confirm_frames", "frame_rate", "zones"})
+DEFAULT_FRAME_RATE = 10.0
+"""Frames per second the camera's frames are analysed at, at least (``[camera] frame_rate``)."""
 DEFAULT_PUBLIC = "tcp://127.0.0.1:5556"
 DEFAULT_FLOOR = "tcp://127.0.0.1:5557"
 DEFAULT_CONSOLE = "tcp://127.0.0.1:5558"
+DEFAULT_ALERTS = "tcp://127.0.0.1:5559"
 DEFAULT_STATION = "127.0.0.1:8080"
 MIN_TOKEN = 16
 
@@ -78,6 +85,9 @@ class CameraSettings:
     deck: str | None
     templates: Path | None
     raw: Mapping[str, Any]
+    confirm_frames: int = 3
+    drop_frames: int = 5
+    frame_rate: float = DEFAULT_FRAME_RATE
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,6 +95,26 @@ class BusSettings:
     public: str = DEFAULT_PUBLIC
     floor: str | None = DEFAULT_FLOOR
     console: str = DEFAULT_CONSOLE
+    alerts: str | None = DEFAULT_ALERTS  # the acknowledged alert channel (ROUTER)
+    keys: Path | None = None  # CurveZMQ key folder (daemon/curve.py); required off loopback
+
+    def endpoints(self) -> dict[str, str]:
+        """Config key -> endpoint of every channel bound."""
+        out = {"public": self.public, "console": self.console}
+        if self.floor is not None:
+            out["floor"] = self.floor
+        if self.alerts is not None:
+            out["alerts"] = self.alerts
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccessSettings:
+    """``[access] group``: the group that may read the journal and key files and connect to
+    the ipc sockets besides the controller's user (``gid`` its number)."""
+
+    group: str | None = None
+    gid: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -119,10 +149,11 @@ class TableConfig:
     bus: BusSettings
     sim: SimSettings = field(default_factory=SimSettings)
     station: StationSettings = field(default_factory=StationSettings)
+    access: AccessSettings = field(default_factory=AccessSettings)
 
 
 _TOP_KEYS = frozenset({"table", "players", "rfid", "gpio", "camera", "decks", "journal", "bus",
-                       "sim", "station"})
+                       "sim", "station", "access"})
 _TABLE_KEYS = frozenset({"name", "seats", "game", "small_blind", "big_blind", "ante", "ante_format",
                          "ante_order", "small_bet", "big_bet", "button", "rules", "sensors",
                          "settle_time", "stub_visible"})
@@ -235,6 +266,10 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
         if sensor == "camera" and camera is None:
             raise TableConfigError(f"{path}: table.sensors: names camera but there is no [camera] "
                               "section")
+    if rfid is not None and camera is not None and len(table.monitor.sensors) == 2:
+        table = replace(table, monitor=replace(table.monitor, sensor_lag=sensor_lag(
+            hold_time=rfid.reader.hold_time, confirm_frames=camera.confirm_frames,
+            drop_frames=camera.drop_frames, frame_rate=camera.frame_rate)))
     decks_db = None
     if "decks" in data:
         decks = _Reader(path, "decks", data["decks"])
@@ -245,19 +280,20 @@ def parse_config(data: Mapping[str, Any], *, path: str = "<config>",
                           "table-controller deck)")
     journal = _Reader(path, "journal", data.get("journal", {}))
     journal.only(frozenset({"path"}))
-    bus = _Reader(path, "bus", data.get("bus", {}))
-    bus.only(frozenset({"public", "floor", "console"}))
-    floor: str | None = DEFAULT_FLOOR
-    if "floor" in bus.data:
-        floor = bus.text("floor")
-        floor = None if floor == "none" else _endpoint(bus, "floor", floor)
-    settings = BusSettings(public=_endpoint(bus, "public", bus.text("public", DEFAULT_PUBLIC)),
-                           floor=floor,
-                           console=_endpoint(bus, "console", bus.text("console",
-                                                                      DEFAULT_CONSOLE)))
+    settings = _bus(_Reader(path, "bus", data.get("bus", {})), base)
+    access = _Reader(path, "access", data.get("access", {}))
+    access.only(frozenset({"group"}))
+    group = access.text("group") if "group" in access.data else None
+    gid = None
+    if group is not None:
+        try:
+            gid = grp.getgrnam(group).gr_gid
+        except KeyError:
+            raise access.error("group", f"{group!r}: no such group on this machine") from None
     return TableConfig(path=path, table=table, players=players, rfid=rfid, gpio=gpio,
                        camera=camera, decks_db=decks_db,
                        journal=journal.path_of("path", base, "journal.sqlite"), bus=settings,
+                       access=AccessSettings(group=group, gid=gid),
                        sim=_sim(_Reader(path, "sim", data.get("sim", {}))),
                        station=_station(_Reader(path, "station", data.get("station", {}))))
 
@@ -306,6 +342,47 @@ def _sim(r: _Reader) -> SimSettings:
         cards.append(card)
     return SimSettings(seed=r.integer("seed", 1, low=0), deck_order=tuple(cards),
                        move_interval=r.number("move_interval", 0.3, low=0.05, high=10.0))
+
+
+def _bus(bus: _Reader, base: Path) -> BusSettings:
+    bus.only(frozenset({"public", "floor", "console", "alerts", "keys"}))
+    optional: dict[str, str | None] = {"floor": DEFAULT_FLOOR, "alerts": DEFAULT_ALERTS}
+    for name in optional:
+        if name in bus.data:
+            value = bus.text(name)
+            optional[name] = None if value == "none" else _endpoint(bus, name, value)
+    keys = bus.path_of("keys", base) if "keys" in bus.data else None
+    settings = BusSettings(public=_endpoint(bus, "public", bus.text("public", DEFAULT_PUBLIC)),
+                           floor=optional["floor"], alerts=optional["alerts"],
+                           console=_endpoint(bus, "console", bus.text("console",
+                                                                      DEFAULT_CONSOLE)),
+                           keys=keys)
+    if keys is None:
+        for name, endpoint in settings.endpoints().items():
+            if not is_local(endpoint):
+                raise bus.error(name, f"{endpoint} is not a loopback or ipc:// endpoint: set "
+                                "bus.keys to a key folder (table-controller keys new FOLDER) "
+                                "so it is bound with CurveZMQ, or bind it to 127.0.0.1")
+    return settings
+
+
+def is_local(endpoint: str) -> bool:
+    """``ipc://``, ``inproc://``, or ``tcp://`` on a loopback address (127.0.0.0/8, ::1,
+    localhost): reachable from this machine only."""
+    if endpoint.startswith(("ipc://", "inproc://")):
+        return True
+    if not endpoint.startswith("tcp://"):
+        return False
+    host = endpoint[len("tcp://"):].rpartition(":")[0]
+    if ";" in host:  # tcp://source;host:port: what is bound is the host
+        host = host.rpartition(";")[2]
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # an interface name or "*": every or some other address
+        return False
 
 
 def _endpoint(reader: _Reader, key: str, value: str) -> str:
@@ -401,11 +478,17 @@ def _camera(path: str, raw: Any, base: Path) -> CameraSettings | None:
         raise r.error("source", f"{source!r} is not a camera index, file, URL or picamera2")
     deck = r.text("deck") if "deck" in r.data else None
     templates = r.path_of("templates", base) if "templates" in r.data else None
+    frame_rate = r.number("frame_rate", DEFAULT_FRAME_RATE, low=0.5, high=240.0)
     from vision.calibration import CalibrationError, config_from_mapping  # OpenCV: only here
+    from vision.tracker import CardTracker
 
     try:
-        config_from_mapping({k: v for k, v in r.data.items() if k != "templates"},
-                            where=f"{path}: camera")
+        vision = config_from_mapping({k: v for k, v in r.data.items()
+                                      if k not in ("templates", "frame_rate")},
+                                     where=f"{path}: camera")
     except CalibrationError as exc:
         raise TableConfigError(str(exc).replace("[vision", "[camera")) from None
-    return CameraSettings(source=source, deck=deck, templates=templates, raw=dict(r.data))
+    tracker = CardTracker(confirm_frames=vision.confirm_frames)  # its drop count, as built
+    return CameraSettings(source=source, deck=deck, templates=templates, raw=dict(r.data),
+                          confirm_frames=vision.confirm_frames, drop_frames=tracker.drop_frames,
+                          frame_rate=frame_rate)

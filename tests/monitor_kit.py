@@ -282,7 +282,7 @@ class Felt:
 def monitor(players: dict[int, int], *, sensors: Iterable[str] = ("rfid", "camera"),
             rules: str = "tda", seats: int = 6, button: int = 1, seed: int = 1,
             top: Iterable[str] = (), burn: str | None = None, camera_first: bool = False,
-            stub_visible: bool = False) -> Felt:
+            stub_visible: bool = False, sensor_lag: float = 0.0) -> Felt:
     """A monitor over a fresh table, and the felt that feeds it."""
     table = make_table(players, seats=seats, button=button)
     chooser = None
@@ -294,7 +294,7 @@ def monitor(players: dict[int, int], *, sensors: Iterable[str] = ("rfid", "camer
 
     mon = DealingMonitor(table, config=MonitorConfig(
         rules=rules, sensors=frozenset(sensors), settle_time=0.3,  # type: ignore[arg-type]
-        stub_visible=stub_visible), burn_chooser=chooser)
+        stub_visible=stub_visible, sensor_lag=sensor_lag), burn_chooser=chooser)
     return Felt(mon, sensors=sensors, seed=seed, top=top, camera_first=camera_first)
 
 

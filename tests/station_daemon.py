@@ -101,7 +101,8 @@ def start_daemon(folder: Path, config: str | None = None) -> Daemon:
     path.write_text(config if config is not None else config_text(folder))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "run", "--sim",
-                             "--config", str(path), "--log-level", "WARNING"], cwd=folder,
+                             "--manual", "--config", str(path), "--log-level", "WARNING"],
+                            cwd=folder,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     sel = selectors.DefaultSelector()

@@ -45,6 +45,8 @@ def test_the_documented_example_loads() -> None:
     assert config.camera is not None and config.camera.deck == "casino-red"
     assert config.journal == EXAMPLE.parent / "journal.sqlite"  # relative to the file
     assert config.bus.floor is not None and config.bus.floor.startswith("ipc://")
+    assert config.bus.public == "tcp://127.0.0.1:5556" and config.bus.keys is None
+    assert config.bus.alerts is not None and config.bus.alerts.startswith("ipc://")
 
 
 def test_minimal_file_takes_defaults(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 import zmq
 
 from table_controller.daemon.bus import BusError, ConsoleServer, EventBus, console_request
+from table_controller.daemon.wakeup import Wakeup
 
 TIMEOUT_MS = 5000
 
@@ -47,10 +49,15 @@ def joined(bus: EventBus, *subs: zmq.Socket[Any], topic: str = "sensor") -> None
             sub.recv_multipart()
 
 
-def receive(sub: zmq.Socket[Any]) -> tuple[str, dict[str, Any]]:
+def receive(sub: zmq.Socket[Any], seqs: list[int] | None = None) -> tuple[str, dict[str, Any]]:
+    """The next message, its ``seq`` taken out (into ``seqs`` if given)."""
     assert sub.poll(TIMEOUT_MS), "nothing published"
     topic, body = sub.recv_multipart()
-    return topic.decode(), json.loads(body)
+    payload = json.loads(body)
+    seq = payload.pop("seq")
+    if seqs is not None:
+        seqs.append(seq)
+    return topic.decode(), payload
 
 
 def test_public_and_floor_channels(tmp_path: Path, ctx: zmq.Context[Any]) -> None:
@@ -63,12 +70,17 @@ def test_public_and_floor_channels(tmp_path: Path, ctx: zmq.Context[Any]) -> Non
     assert not alerts_only.poll(100)  # the "sensor" probes were not for this one
     bus.publish("alert", public={"cards": ["??"]}, floor={"cards": ["As"]})
     bus.publish("hand_end", public={"hand": 1}, floor={"hand": 1})
-    assert receive(public) == ("alert", {"cards": ["??"]})
-    assert receive(floor) == ("alert", {"cards": ["As"]})
+    on_public: list[int] = []
+    on_floor: list[int] = []
+    assert receive(public, on_public) == ("alert", {"cards": ["??"]})
+    assert receive(floor, on_floor) == ("alert", {"cards": ["As"]})
     assert receive(alerts_only) == ("alert", {"cards": ["??"]})
-    assert receive(public) == ("hand_end", {"hand": 1})
-    assert receive(floor) == ("hand_end", {"hand": 1})
+    assert receive(public, on_public) == ("hand_end", {"hand": 1})
+    assert receive(floor, on_floor) == ("hand_end", {"hand": 1})
     assert not alerts_only.poll(100)
+    # each channel numbers its messages: one more each time, the last one what seqs() says
+    assert on_public[1] == on_public[0] + 1 and on_floor[1] == on_floor[0] + 1
+    assert bus.seqs() == {"public": on_public[1], "floor": on_floor[1]}
     for s in (public, floor, alerts_only):
         s.close()
     bus.close()
@@ -125,3 +137,29 @@ def test_console_request_times_out(tmp_path: Path, ctx: zmq.Context[Any]) -> Non
     with pytest.raises(TimeoutError, match="no answer"):
         console_request(f"ipc://{tmp_path}/nobody", {"cmd": "status"}, timeout=0.2,
                         context=ctx)
+
+
+def test_a_sensor_wakeup_ends_the_wait_for_the_console(tmp_path: Path,
+                                                       ctx: zmq.Context[Any]) -> None:
+    """A sensor thread that delivers sets the wakeup; the loop's wait for the console returns
+    then instead of at its timeout (docs/running.md, latency)."""
+    server = ConsoleServer(f"ipc://{tmp_path}/console", context=ctx)
+    wakeup = Wakeup()
+    server.watch(wakeup)
+    setter = threading.Timer(0.05, wakeup.set)
+    setter.start()
+    start = time.monotonic()
+    assert server.serve(lambda r: {"ok": True}, timeout=30.0) == 0
+    assert time.monotonic() - start < 29.0  # woken, not timed out
+    setter.join()
+    answers: list[dict[str, Any]] = []
+    client = threading.Thread(target=lambda: answers.append(
+        console_request(server.endpoint, {"cmd": "status"}, context=ctx)))
+    client.start()
+    wakeup.set()  # woken and a request waiting: both handled in one serve
+    while client.is_alive():
+        server.serve(lambda r: {"ok": True, "echo": r}, timeout=0.05)
+    client.join()
+    assert answers == [{"ok": True, "echo": {"cmd": "status"}}]
+    wakeup.close()
+    server.close()

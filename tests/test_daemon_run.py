@@ -44,13 +44,15 @@ path = "journal.sqlite"
 public = "ipc://{tmp_path}/public"
 floor = "ipc://{tmp_path}/floor"
 console = "ipc://{tmp_path}/console"
+alerts = "ipc://{tmp_path}/alerts"
 [station]
 listen = "127.0.0.1:{port}"
 """
 
 
-def start(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def start(args: list[str], cwd: Path, *, env_extra: dict[str, str] | None = None
+          ) -> tuple[subprocess.Popen[str], str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env_extra or {}))
     proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", *args], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from table_controller.engine import GameConfig, Structure, Table
 from table_controller.monitor import DealingMonitor, MonitorConfig, MonitorError
+from table_controller.monitor.fusion import sensor_lag
 from table_controller.vocabulary.cards import parse_card
 from table_controller.vocabulary.observations import (
     CardEvent,
@@ -87,6 +88,29 @@ def test_reader_sees_a_card_the_camera_does_not() -> None:
     assert [a.code for a in out] == ["SENSOR_CONFLICT"]
     assert "the camera does not" in out[0].message
     assert felt.mon.run is not None and felt.mon.run.deal.counts[2] == 1
+
+
+def test_the_sensor_lag_delays_a_conflict_by_that_much() -> None:
+    """The reader reports at once, the camera only after its frames: with ``sensor_lag`` the
+    disagreement counts after settle_time + sensor_lag, not before, and still counts."""
+    felt = monitor(THREE, seats=3, sensor_lag=0.6)
+    felt.button()
+    out = list(felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone="seat2", t=felt.t,
+                                                source=Source.RFID, key="u1",
+                                                card=parse_card("7h"))).alerts)
+    out += felt.settle(0.85)
+    assert out == []
+    out = felt.settle(0.1)
+    assert [a.code for a in out] == ["SENSOR_CONFLICT"]
+    with pytest.raises(MonitorError, match="sensor_lag"):
+        MonitorConfig(sensor_lag=True)
+
+
+def test_sensor_lag_from_the_hold_time_and_the_frame_counts() -> None:
+    assert sensor_lag(hold_time=0.6, confirm_frames=3, drop_frames=5, frame_rate=10) == 0.6
+    assert sensor_lag(hold_time=0.6, confirm_frames=3, drop_frames=5, frame_rate=4) == 1.25
+    with pytest.raises(ValueError, match="frame_rate"):
+        sensor_lag(hold_time=0.6, confirm_frames=3, drop_frames=5, frame_rate=0)
 
 
 def test_identity_disagreement_on_a_face_up_card() -> None:

@@ -35,6 +35,8 @@ path = "journal.sqlite"
 [sim]
 seed = 3
 move_interval = 0.05
+[station]
+listen = "none"
 [bus]
 public = "ipc://{tmp_path}/public"
 floor = "ipc://{tmp_path}/floor"

@@ -37,6 +37,24 @@ from table_controller.vocabulary.cards import Card
 
 LAMP_PINS = {"red": 22, "amber": 23, "buzzer": 24}  # docs/wiring.md
 SENSORS = frozenset({"rfid", "camera"})
+SIM_FRAME_RATE = 4.0
+"""The simulated camera analyses one frame per look at the table: ``run --sim`` looks every
+loop (up to 50 a second), the tests every 0.1 simulated seconds. A loaded machine slows
+``run --sim``'s loop, and so the camera, well below 10 frames a second (3 a second seen with a
+load of 14 on 2 cores, and a conflict for each card then): the lag allows for 4."""
+
+
+def sensor_lag(sensors: Collection[str]) -> float:
+    """The monitor's ``sensor_lag`` for the simulated devices (the reader's and the tracker's
+    defaults, :func:`table_controller.monitor.fusion.sensor_lag`); 0 with one sensor."""
+    if frozenset(sensors) != SENSORS:
+        return 0.0
+    from table_controller.monitor.fusion import sensor_lag as lag
+    from vision.tracker import CardTracker  # OpenCV: when the camera is simulated
+
+    tracker = CardTracker()
+    return lag(hold_time=wiring.HOLD_TIME, confirm_frames=tracker.confirm_frames,
+               drop_frames=tracker.drop_frames, frame_rate=SIM_FRAME_RATE)
 
 
 class SimTable:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from hw_sim.devices.sim_table import PacedClock, SimTable
+from hw_sim.devices.sim_table import PacedClock, SimTable, sensor_lag
 from hw_sim.harness.console_dealer import ConsoleDealer
 from hw_sim.harness.sim_autoplay import SimStation
 from table_controller.config import TableConfig
@@ -47,8 +47,9 @@ def build_sim_controller(config: TableConfig, *, seed: int | None = None, manual
     """The controller of ``run --sim``: journal and bus as configured, the simulated devices;
     unless ``manual``, the simulated station playing on them (``error_rate``: the fraction of
     hands with a dealer error). The simulated table has no antenna or camera over the shuffler
-    tray, so the stub is not checked at the green button. ``commands``: more console commands
-    (the dealer station's)."""
+    tray, so the stub is not checked at the green button; with both sensors the fusion waits
+    out the simulated devices' lag (:func:`~hw_sim.devices.sim_table.sensor_lag`), not the
+    configuration's. ``commands``: more console commands (the dealer station's)."""
     if not 0.0 <= error_rate <= 1.0:
         raise ValueError(f"error rate {error_rate}: a fraction between 0 and 1")
     opened: list[Devices] = []
@@ -58,9 +59,11 @@ def build_sim_controller(config: TableConfig, *, seed: int | None = None, manual
         opened.append(sim_devices(config, monitor, closers, seed=seed))
         return opened[-1]
 
+    sensors = config.table.monitor.sensors
     controller = build_controller(
         config, devices=devices,
-        monitor_config=replace(config.table.monitor, stub_visible=False),
+        monitor_config=replace(config.table.monitor, stub_visible=False,
+                               sensor_lag=sensor_lag(sensors)),
         run_notes={"sim": True, "manual": manual, "error_rate": error_rate},
         commands=commands)
     if not manual and controller.console is not None:

@@ -5,10 +5,12 @@ console) (docs/running.md). Both serve the dealer station's page (``[station]``,
 docs/station.md).
 
 Prints one ``ready`` line with the bus endpoints and the station's address once everything is
-open, runs until SIGINT or SIGTERM, then closes the station, the devices, the bus and the
-journal (everything written is kept). Exit status: 0 after a clean stop; 2 the configuration is
-invalid (the message names the file, the key and the problem); 1 a device, the journal, the bus
-or the station's address could not be opened.
+open (and tells systemd ``READY=1``, then ``WATCHDOG=1`` from the loop: daemon/notify.py), runs
+until SIGINT or SIGTERM, then closes the station, the devices, the bus and the journal
+(everything written is kept). ``--log-format json`` logs one JSON object per line.
+Exit status: 0 after a clean stop; 2 the configuration is invalid (the message names the file,
+the key and the problem); 1 a device, the journal, the bus or the station's address could not
+be opened.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--journal", help="journal file (overrides [journal] path)")
     parser.add_argument("--log-level", default="INFO",
                         choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    parser.add_argument("--log-format", default="text", choices=("text", "json"),
+                        help="json: one JSON object per line (for journald and log shippers)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,10 +53,12 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from table_controller.config import TableConfigError, load_config, parse_config
+    from table_controller.daemon import logformat
+    from table_controller.daemon.access import FileAccess
     from table_controller.daemon.build import StartError, build_controller
+    from table_controller.daemon.notify import Notifier
 
-    logging.basicConfig(level=args.log_level, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logformat.configure(args.log_level, args.log_format)
     if not args.config and not args.sim:
         print("run: give --config FILE (a table) or --sim (the simulated table)",
               file=sys.stderr)
@@ -71,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.journal:
         config = replace(config, journal=Path(args.journal))
+    FileAccess(config.access.gid).umask()  # nothing it creates is readable by others
     from table_controller.station import Station, StationError
 
     # The station's commands are the console's too; its page only with an address.
@@ -88,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
     except StartError as exc:
         print(f"run: cannot start: {exc}", file=sys.stderr)
         return 1
+    except TableConfigError as exc:
+        print(f"invalid configuration: {exc}", file=sys.stderr)
+        return 2
     try:
         station.attach(controller, serve=served, views=served)
     except StationError as exc:
@@ -102,19 +112,25 @@ def run(args: argparse.Namespace) -> int:
         stop.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    notifier = Notifier()
     try:
         bus = controller.bus
         console = controller.console
+        delivery = controller.delivery
         print(f"ready: public {bus.public_endpoint if bus else '-'} floor "
               f"{(bus.floor_endpoint if bus else None) or '-'} console "
-              f"{console.endpoint if console else '-'} station {station.url or '-'} "
+              f"{console.endpoint if console else '-'} alerts "
+              f"{(delivery.endpoint if delivery else None) or '-'} station {station.url or '-'} "
               f"journal {config.journal}",
               flush=True)
-        controller.run(stop)
+        notifier.ready(f"table {config.table.name}: running")
+        controller.run(stop, heartbeat=notifier.tick)
     finally:
+        notifier.stopping()
         for s, handler in previous.items():
             signal.signal(s, handler)
         station.close()
         controller.close()
+        notifier.close()
     print("stopped", flush=True)
     return 0

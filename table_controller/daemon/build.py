@@ -6,7 +6,11 @@ opens the table's own per configuration; ``run --sim`` passes the simulator's
 (:func:`hw_sim.harness.run_sim.sim_devices`), so the daemon never imports the simulator. Each
 device is opened only when the configuration names it; RPi.GPIO and OpenCV are imported only
 for the devices that need them. A device that cannot be opened raises :class:`StartError`
-naming it, after closing what was already opened.
+naming it, after closing what was already opened; a key folder that cannot be used raises
+:class:`~table_controller.config.TableConfigError` naming ``bus.keys``. The journal and the ipc
+sockets get the modes of ``[access]`` (:mod:`.access`); with ``[bus] keys`` the tcp channels
+are CurveZMQ servers (:mod:`.curve`). The table's sensor threads wake the loop as soon as they
+have something (:mod:`.wakeup`).
 """
 
 from __future__ import annotations
@@ -17,14 +21,20 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from firmware_bridge.outputs import AlertOutputs
-from table_controller.config import TableConfig
+from table_controller.config import TableConfig, TableConfigError
+from table_controller.daemon.access import FileAccess
+from table_controller.daemon.alert_delivery import AlertDelivery
 from table_controller.daemon.bus import BusError, ConsoleServer, EventBus
 from table_controller.daemon.controller import Command, Controller, Sensor
+from table_controller.daemon.curve import CurveServer, KeysError, load_server_keys
 from table_controller.daemon.journal import Journal, JournalError
 from table_controller.daemon.resume import CarryOver, carry_over
+from table_controller.daemon.sequence import Sequences
+from table_controller.daemon.wakeup import Wakeup
 from table_controller.engine import Table
 from table_controller.monitor import DealingMonitor, MonitorConfig
 from table_controller.phh import Context
@@ -38,7 +48,8 @@ class StartError(RuntimeError):
 class Devices:
     """What a controller reads and drives, as opened for it. ``clock``: the monotonic clock
     the devices run on. ``commands``: extra console commands; ``status``: extra fields of the
-    status answer. ``close``: closed by the controller after its sensors and lamps."""
+    status answer. ``close``: closed by the controller after its sensors and lamps. ``wakeup``:
+    set by sensor threads to end the loop's wait for the console (None: the loop polls)."""
 
     sensors: list[Sensor]
     outputs: AlertOutputs | None = None
@@ -46,6 +57,7 @@ class Devices:
     commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
     status: Callable[[], Mapping[str, Any]] | None = None
     close: list[Callable[[], None]] = field(default_factory=list)
+    wakeup: Wakeup | None = None
 
 
 OpenDevices = Callable[[TableConfig, DealingMonitor, list[Callable[[], None]]], Devices]
@@ -107,24 +119,37 @@ def _build(config: TableConfig, open_devices: OpenDevices,
            monitor_config: MonitorConfig | None, run_notes: Mapping[str, Any],
            commands: Mapping[str, tuple[Command, frozenset[str]]],
            closers: list[Callable[[], None]]) -> Controller:
+    access = FileAccess(config.access.gid)
     try:
+        access.prepare_file(config.journal)
         journal = Journal.open(config.journal)
+        access.journal(config.journal)
     except JournalError as exc:
         raise StartError(str(exc)) from None
+    except OSError as exc:
+        raise StartError(f"journal {config.journal}: {exc.strerror or exc}") from None
     closers.append(journal.close)
     carry = carry_over(journal, wall=datetime.now(UTC).isoformat(timespec="milliseconds"))
     table = build_table(config, carry)
     monitor = DealingMonitor(table, config=monitor_config or config.table.monitor)
     if carry is not None:
         monitor.ctx.last_number = carry.hand_number
+    curve = _curve(config, closers)
+    sequences = Sequences(journal)
     try:
-        bus = EventBus(public=config.bus.public, floor=config.bus.floor)
+        bus = EventBus(public=config.bus.public, floor=config.bus.floor, curve=curve,
+                       access=access, sequences=sequences)
         closers.append(bus.close)
-        console = ConsoleServer(config.bus.console)
+        console = ConsoleServer(config.bus.console, curve=curve, access=access)
         closers.append(console.close)
+        delivery = AlertDelivery(config.bus.alerts, journal=journal, sequences=sequences,
+                                 curve=curve, access=access)
+        closers.append(delivery.close)
     except BusError as exc:
         raise StartError(f"event bus: {exc}") from None
     devices = open_devices(config, monitor, closers)
+    if devices.wakeup is not None:
+        console.watch(devices.wakeup)
     clock = devices.clock
     controller = Controller(monitor=monitor, sensors=devices.sensors, journal=journal, bus=bus,
                             console=console, outputs=devices.outputs, clock=clock,
@@ -132,16 +157,34 @@ def _build(config: TableConfig, open_devices: OpenDevices,
                             phh_context=Context(seat_count=config.table.seats,
                                                 table=config.table.name),
                             commands={**(devices.commands or {}), **commands},
-                            also_close=devices.close,
-                            extra_status=devices.status)
+                            also_close=[*([] if curve is None else [curve.close]),
+                                        *devices.close],
+                            extra_status=devices.status, delivery=delivery)
     journal.start_run(t=clock(), wall=controller.wall(clock()).isoformat(timespec="milliseconds"),
                       table_name=config.table.name, config=_config_summary(config, run_notes))
     return controller
 
 
+def _curve(config: TableConfig, closers: list[Callable[[], None]]) -> CurveServer | None:
+    """The CurveZMQ server of ``[bus] keys`` (None without it: every channel is local, the
+    configuration checked that). A key folder that cannot be used is a configuration error."""
+    if config.bus.keys is None:
+        return None
+    try:
+        keys = load_server_keys(config.bus.keys)
+    except KeysError as exc:
+        raise TableConfigError(f"{config.path}: bus.keys: {exc}") from None
+    curve = CurveServer(keys)
+    closers.append(curve.close)
+    return curve
+
+
 def table_devices(config: TableConfig, monitor: DealingMonitor,
                   closers: list[Callable[[], None]]) -> Devices:
-    """The table's own devices, as its configuration names them ([gpio], [rfid], [camera])."""
+    """The table's own devices, as its configuration names them ([gpio], [rfid], [camera]);
+    the reader's and the camera's threads set the returned wakeup when they have something."""
+    wakeup = Wakeup()  # sensor threads end the loop's wait for the console at once
+    closers.append(wakeup.close)
     sensors: list[Sensor] = []
     outputs: AlertOutputs | None = None
     devices: list[Callable[[], None]] = []  # closed by the controller after its sensors
@@ -165,9 +208,12 @@ def table_devices(config: TableConfig, monitor: DealingMonitor,
                                active_low=g.outputs_active_low)
     if config.rfid is not None:
         from firmware_bridge.decks import DeckRegistry, DeckRegistryError
-        from firmware_bridge.rfid import RfidService
         from table_controller.daemon.sensors import RfidSensor
 
+        port = config.rfid.port
+        if "://" not in port and not Path(port).exists():  # a device path, not a pyserial URL
+            raise StartError(f"rfid.port: {port} does not exist: is the RFID reader plugged "
+                             "in? (docs/install.md: the udev rule names it /dev/table-rfid)")
         assert config.decks_db is not None  # the configuration requires it with [rfid]
         try:
             registry = DeckRegistry.open(config.decks_db, create=False)
@@ -175,16 +221,17 @@ def table_devices(config: TableConfig, monitor: DealingMonitor,
             raise StartError(f"decks.db: {exc}") from None
         closers.append(registry.close)
         devices.append(registry.close)
-        rfid = RfidSensor(RfidService(config=config.rfid, resolver=registry))
+        rfid = RfidSensor.open(config=config.rfid, resolver=registry, wake=wakeup.set)
         rfid.start()
         closers.append(rfid.close)
         sensors.append(rfid)
     if config.camera is not None and "camera" in monitor.config.sensors:
-        sensors.append(_camera(config, closers))
-    return Devices(sensors=sensors, outputs=outputs, close=devices)
+        sensors.append(_camera(config, closers, wakeup))
+    return Devices(sensors=sensors, outputs=outputs, close=[*devices, wakeup.close],
+                   wakeup=wakeup)
 
 
-def _camera(config: TableConfig, closers: list[Callable[[], None]]) -> Sensor:
+def _camera(config: TableConfig, closers: list[Callable[[], None]], wakeup: Wakeup) -> Sensor:
     from table_controller.daemon.sensors import CameraSensor
     from vision.analyse import FrameAnalyser
     from vision.calibration import config_from_mapping
@@ -211,7 +258,7 @@ def _camera(config: TableConfig, closers: list[Callable[[], None]]) -> Sensor:
     analyser = FrameAnalyser(Recogniser(deck), layout=vision.layout)
     sensor = CameraSensor(source=source, analyse=analyser.analyse,
                           tracker=CardTracker(confirm_frames=vision.confirm_frames,
-                                              deck=cam.deck))
+                                              deck=cam.deck), wake=wakeup.set)
     sensor.start()
     closers.append(sensor.close)
     return sensor

@@ -6,7 +6,7 @@ Events are two-frame messages ``[topic, json]`` (UTF-8) on two PUB sockets:
   removed from ``cards`` and from their text (alerts.md: hole cards appear only on channels
   allowed to carry them); no card observations.
 - **floor** (``bus.floor``): the dealer display, the floor and the surveillance room: every
-  alert with every card. Bind it to ``ipc://`` or a private interface only.
+  alert with every card. Bind it to ``ipc://``, or off loopback with CurveZMQ (:mod:`.curve`).
 
 Topics: ``alert`` (the alerts.md object), ``hand_start``, ``hand_end``, ``action`` (each console
 request the controller accepted), ``sensor`` (a sensor went offline or came back). A SUB socket
@@ -16,9 +16,9 @@ Publishing never blocks and never raises: a message the socket refuses is kept (
 :data:`OUTBOX_LIMIT`) and sent again on the next :meth:`EventBus.publish` or
 :meth:`EventBus.retry`; failures are logged once per outage.
 
-The console channel is a REP socket (``bus.console``): the console sends one JSON object, the
-controller answers one JSON object (``{"ok": true, ...}`` or ``{"ok": false, "error": ...}``).
-See docs/running.md for the requests.
+The console channel is a REP socket (``bus.console``): the console sends one JSON object in one
+frame (bounded, :mod:`.console_input`), the controller answers one JSON object (``{"ok": true,
+...}`` or ``{"ok": false, "error": ...}``). See docs/running.md for the requests.
 """
 
 from __future__ import annotations
@@ -29,30 +29,53 @@ import logging
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import zmq
+
+from table_controller.daemon.access import FileAccess
+from table_controller.daemon.console_input import (
+    MAX_FRAME_BYTES,
+    RequestError,
+    decode,
+    summary,
+)
+from table_controller.daemon.sequence import Sequences
+from table_controller.daemon.wakeup import Wakeup
+
+if TYPE_CHECKING:
+    from table_controller.daemon.curve import ClientKeys, CurveServer
 
 log = logging.getLogger(__name__)
 
 TOPICS = ("alert", "alert_resolved", "hand_start", "hand_end", "action", "sensor")
 OUTBOX_LIMIT = 10_000
-MAX_REQUEST_BYTES = 64 * 1024
 
 
 class BusError(RuntimeError):
     """An endpoint cannot be bound; the text names it."""
 
 
-def _bind(ctx: zmq.Context[Any], kind: int, endpoint: str) -> zmq.Socket[Any]:
+def bind_socket(ctx: zmq.Context[Any], kind: int, endpoint: str, *,
+          options: Mapping[int, int | bytes] | None = None,
+          curve: CurveServer | None = None, access: FileAccess | None = None
+          ) -> zmq.Socket[Any]:
+    """A socket of ``kind`` bound to ``endpoint``; ``options`` (and with ``curve`` the
+    CurveZMQ server's, for a tcp endpoint) are set before the bind: libzmq applies them only to
+    connections made after they are set. ``access``: the ipc socket file's owner and mode."""
+    options = {**(options or {}), **(curve.options(endpoint) if curve is not None else {})}
     if endpoint.startswith("ipc://"):  # the socket file's folder, e.g. /run/table-controller
         with contextlib.suppress(OSError):
             Path(endpoint[len("ipc://"):]).parent.mkdir(parents=True, exist_ok=True)
     sock: zmq.Socket[Any] = ctx.socket(kind)
     sock.setsockopt(zmq.LINGER, 500)
+    for option, value in options.items():
+        sock.setsockopt(option, value)
     try:
         sock.bind(endpoint)
-    except zmq.ZMQError as exc:
+        if access is not None:
+            access.ipc(endpoint)
+    except (zmq.ZMQError, OSError) as exc:
         sock.close(0)
         raise BusError(f"cannot bind {endpoint}: {exc}") from None
     return sock
@@ -62,11 +85,14 @@ class EventBus:
     """The two PUB sockets. ``floor=None``: no private channel (nothing carries hole cards)."""
 
     def __init__(self, *, public: str, floor: str | None,
-                 context: zmq.Context[Any] | None = None) -> None:
+                 context: zmq.Context[Any] | None = None, curve: CurveServer | None = None,
+                 access: FileAccess | None = None, sequences: Sequences | None = None) -> None:
         self._ctx = context or zmq.Context.instance()
-        self._public = _bind(self._ctx, zmq.PUB, public)
+        self.sequences = sequences or Sequences()
+        self._public = bind_socket(self._ctx, zmq.PUB, public, curve=curve, access=access)
         try:
-            self._floor = None if floor is None else _bind(self._ctx, zmq.PUB, floor)
+            self._floor = None if floor is None else bind_socket(self._ctx, zmq.PUB, floor,
+                                                           curve=curve, access=access)
         except BusError:
             self._public.close(0)
             raise
@@ -87,16 +113,25 @@ class EventBus:
         """Send ``public`` on the public channel and ``floor`` on the floor channel (either may
         be None: not sent there)."""
         if public is not None:
-            self._queue(self._public, topic, public)
+            self._queue(self._public, "public", topic, public)
         if floor is not None and self._floor is not None:
-            self._queue(self._floor, topic, floor)
+            self._queue(self._floor, "floor", topic, floor)
         self.retry()
 
-    def _queue(self, sock: zmq.Socket[Any], topic: str, payload: Mapping[str, Any]) -> None:
+    def seqs(self) -> dict[str, int]:
+        """Channel -> the ``seq`` of the last message published on it."""
+        out = {"public": self.sequences.last("public")}
+        if self._floor is not None:
+            out["floor"] = self.sequences.last("floor")
+        return out
+
+    def _queue(self, sock: zmq.Socket[Any], channel: str, topic: str,
+               payload: Mapping[str, Any]) -> None:
         if len(self._outbox) >= OUTBOX_LIMIT:
             self._outbox.popleft()
             self.dropped += 1
-        self._outbox.append((sock, topic.encode(), json.dumps(payload).encode()))
+        body = {**payload, "seq": self.sequences.next(channel, topic)}
+        self._outbox.append((sock, topic.encode(), json.dumps(body).encode()))
 
     def retry(self) -> int:
         """Send what is queued; returns how many messages are still waiting."""
@@ -125,49 +160,81 @@ class EventBus:
 
 
 Handler = Callable[[Any], dict[str, Any]]
+Refused = Callable[[str, str], None]
+"""Told of a request refused before it was parsed: ``(summary, reason)`` (for the journal)."""
 
 
 class ConsoleServer:
     """The REP socket the dealer console talks to. :meth:`serve` answers the requests waiting
     (each through ``handler``) and returns how many it answered; every request gets exactly one
-    answer, also when it is not JSON or the handler fails."""
+    answer, also when it is too large, in several frames, not JSON, nested too deep, not an
+    object (:func:`console_input.decode`), or the handler fails. Frames over
+    :data:`console_input.MAX_FRAME_BYTES` are refused by libzmq itself (``MAXMSGSIZE``, set
+    before the bind): it closes that sender's connection."""
 
-    def __init__(self, endpoint: str, *, context: zmq.Context[Any] | None = None) -> None:
+    def __init__(self, endpoint: str, *, context: zmq.Context[Any] | None = None,
+                 curve: CurveServer | None = None, access: FileAccess | None = None) -> None:
         self._ctx = context or zmq.Context.instance()
-        self._sock = _bind(self._ctx, zmq.REP, endpoint)
-        self._sock.setsockopt(zmq.MAXMSGSIZE, MAX_REQUEST_BYTES)
+        self._sock = bind_socket(self._ctx, zmq.REP, endpoint,
+                           options={zmq.MAXMSGSIZE: MAX_FRAME_BYTES, zmq.RCVHWM: 64},
+                           curve=curve, access=access)
         self.endpoint = EventBus._endpoint(self._sock)
         self._poller = zmq.Poller()
         self._poller.register(self._sock, zmq.POLLIN)
+        self._wakeup: Wakeup | None = None
+        self.refused = 0
 
-    def serve(self, handler: Handler, *, timeout: float = 0.0, limit: int = 32) -> int:
-        """Wait up to ``timeout`` seconds for a request; answer those waiting (at most
-        ``limit``)."""
+    def watch(self, wakeup: Wakeup) -> None:
+        """End :meth:`serve`'s wait as soon as ``wakeup`` is set (a sensor has data)."""
+        self._wakeup = wakeup
+        self._poller.register(wakeup.fileno(), zmq.POLLIN)
+
+    def serve(self, handler: Handler, *, timeout: float = 0.0, limit: int = 32,
+              refused: Refused | None = None) -> int:
+        """Wait up to ``timeout`` seconds for a request (or the watched wakeup); answer those
+        waiting (at most ``limit``). ``refused`` is told of each request refused before the
+        handler."""
         answered = 0
         wait_ms = max(0, int(timeout * 1000))
-        while answered < limit and self._poller.poll(wait_ms if answered == 0 else 0):
+        while answered < limit:
+            events = dict(self._poller.poll(wait_ms if answered == 0 else 0))
+            if self._wakeup is not None and self._wakeup.fileno() in events:
+                self._wakeup.clear()
+            if self._sock not in events:
+                break
             try:
-                raw = self._sock.recv(flags=zmq.NOBLOCK)
+                frames = self._sock.recv_multipart(flags=zmq.NOBLOCK)
             except zmq.Again:
                 break
-            reply = self._answer(handler, raw)
+            reply = self._answer(handler, frames, refused)
             try:
-                self._sock.send(json.dumps(reply).encode(), flags=zmq.NOBLOCK)
+                body = json.dumps(reply).encode()
+            except (TypeError, ValueError) as exc:
+                body = json.dumps({"ok": False, "error": f"internal error: answer not JSON: "
+                                   f"{exc}"}).encode()
+            try:
+                self._sock.send(body, flags=zmq.NOBLOCK)
             except zmq.ZMQError as exc:  # the console went away; REP resets for the next one
                 log.warning("console: reply not sent: %s", exc)
             answered += 1
         return answered
 
-    @staticmethod
-    def _answer(handler: Handler, raw: bytes) -> dict[str, Any]:
+    def _answer(self, handler: Handler, frames: list[bytes],
+                refused: Refused | None) -> dict[str, Any]:
         try:
-            request = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return {"ok": False, "error": f"not a JSON request: {exc}"}
+            request = decode(frames)
+        except RequestError as exc:
+            self.refused += 1
+            if refused is not None:
+                try:
+                    refused(summary(frames), str(exc))
+                except Exception:  # recording a refusal must not cost the answer
+                    log.exception("console: a refused request could not be recorded")
+            return {"ok": False, "error": str(exc)}
         try:
             return handler(request)
         except Exception as exc:  # the table goes on; the console is told
-            log.exception("console: request %r failed", request)
+            log.exception("console: request %.200r failed", request)
             return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
 
     def close(self) -> None:
@@ -175,12 +242,16 @@ class ConsoleServer:
 
 
 def console_request(endpoint: str, request: Mapping[str, Any], *, timeout: float = 5.0,
-                    context: zmq.Context[Any] | None = None) -> dict[str, Any]:
+                    context: zmq.Context[Any] | None = None,
+                    keys: ClientKeys | None = None) -> dict[str, Any]:
     """Send one request to a controller's console endpoint and return its answer (a small
-    client for tools and tests). Raises :class:`TimeoutError` when no answer comes."""
+    client for tools and tests; ``keys`` for a CurveZMQ channel). Raises
+    :class:`TimeoutError` when no answer comes."""
     ctx = context or zmq.Context.instance()
     sock = ctx.socket(zmq.REQ)
     sock.setsockopt(zmq.LINGER, 0)
+    if keys is not None:
+        keys.apply(sock)
     try:
         sock.connect(endpoint)
         sock.send(json.dumps(request).encode())

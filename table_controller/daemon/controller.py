@@ -34,10 +34,19 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from firmware_bridge.outputs import AlertOutputs
-from table_controller.daemon.alert_ids import AlertIds
+from table_controller.daemon import health, snapshot
+from table_controller.daemon.alert_delivery import AlertDelivery
 from table_controller.daemon.bus import ConsoleServer, EventBus
+from table_controller.daemon.console_input import (
+    RequestError,
+    RequestJournal,
+    betting_word,
+    check_fields,
+)
 from table_controller.daemon.journal import Journal
+from table_controller.daemon.published import PublishedAlerts
 from table_controller.daemon.redact import redact
+from table_controller.daemon.sequence import Sequences
 from table_controller.engine import EngineError, Hand
 from table_controller.monitor import ConsoleAction, DealingMonitor, HandEnd, MonitorError
 from table_controller.monitor.output import NOTHING, MonitorOutput
@@ -99,7 +108,8 @@ class Controller:
                  also_close: Sequence[Callable[[], None]] = (),
                  extra_status: Callable[[], Mapping[str, Any]] | None = None,
                  on_output: Callable[[MonitorOutput], None] | None = None,
-                 on_fault: Callable[[str], None] | None = None) -> None:
+                 on_fault: Callable[[str], None] | None = None,
+                 delivery: AlertDelivery | None = None) -> None:
         self.monitor = monitor
         self.table = monitor.table
         self.sensors = list(sensors)
@@ -113,10 +123,14 @@ class Controller:
         self.extra_status = extra_status  # e.g. whether the simulated dealer is busy
         self.on_output = on_output
         self.on_fault = on_fault
+        # alert ids (alerts.md "One error, one alert": the journal's, increasing across runs)
+        # and their acknowledged delivery to the floor; without a floor channel, ids only
+        self.delivery = delivery if delivery is not None else AlertDelivery(
+            None, journal=journal, sequences=Sequences())
         self._wall_clock = wall_clock
         self._lamps: set[str] = set()
-        # alerts.md "Lifecycle": one id per error, increasing across the journal's runs
-        self.alert_ids = AlertIds(last=journal.last_alert_id() if journal is not None else 0)
+        # alerts.md "Lifecycle": Alert.ref -> the id it was published under, while open
+        self._alert_ids: dict[int, int] = {}
         self._sensor_failing: set[str] = set()
         self._tick_failing = False
         # Extensions on the loop thread (the dealer station, docs/station.md): ``on_step`` at
@@ -125,6 +139,9 @@ class Controller:
         self.on_step: Callable[[], None] | None = None
         self.on_request: Callable[[Mapping[str, Any], float], None] | None = None
         self._hook_failing = False
+        self.published = PublishedAlerts()  # what snapshot and health say of the alerts
+        self.requests = RequestJournal()  # console requests into the journal, bounded
+        self.started = clock()
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
             "action": (self._action, frozenset({"seat", "kind", "amount"})),
             "resolve": (self._resolve, frozenset({"code"})),
@@ -132,6 +149,8 @@ class Controller:
             "showdown": (self._showdown, frozenset()),
             "void": (self._void, frozenset({"cause"})),
             "status": (lambda _r, _t: NOTHING, frozenset()),
+            "snapshot": (lambda _r, _t: NOTHING, frozenset()),
+            "health": (lambda _r, _t: NOTHING, frozenset()),
             "sit": (self._sit, frozenset({"seat", "stack"})),
             "leave": (self._leave, frozenset({"seat"})),
             "sit_out": (self._sit_out, frozenset({"seat"})),
@@ -152,11 +171,15 @@ class Controller:
         return self.wall(t).isoformat(timespec="milliseconds")
 
     # ------------------------------------------------------------------ the loop
-    def run(self, stop: threading.Event, *, period: float = LOOP_PERIOD) -> None:
-        """Loop until ``stop`` is set (the run command sets it on SIGINT/SIGTERM)."""
+    def run(self, stop: threading.Event, *, period: float = LOOP_PERIOD,
+            heartbeat: Callable[[float], object] | None = None) -> None:
+        """Loop until ``stop`` is set (the run command sets it on SIGINT/SIGTERM);
+        ``heartbeat(now)`` after every loop (the systemd watchdog)."""
         log.info("controller running (%d sensor(s))", len(self.sensors))
         while not stop.is_set():
             self.step(wait=period)
+            if heartbeat is not None:
+                heartbeat(time.monotonic())
             if self.console is None:
                 stop.wait(period)
 
@@ -180,7 +203,7 @@ class Controller:
             self.observe(obs)
         self._call(lambda: self.monitor.tick(now), now)
         if self.console is not None:
-            self.console.serve(self.handle, timeout=wait)
+            self.console.serve(self.handle, timeout=wait, refused=self._request_refused)
         if self.on_step is not None:
             self._step_hook(self.on_step)
         if self.outputs is not None:
@@ -189,6 +212,8 @@ class Controller:
             self.journal.flush()
         if self.bus is not None:
             self.bus.retry()
+        now = self.clock()
+        self.delivery.poll(now, self._stamp(now))
 
     def _step_hook(self, hook: Callable[[], None]) -> None:
         try:
@@ -259,24 +284,55 @@ class Controller:
         floor += [self._alert(alert, update=True) for alert in out.updates]
         for resolved in out.resolved:
             self._alert_resolved(resolved)
+        if floor or out.resolved:
+            self.published.keep(self.monitor.open_alerts)
         if out.hand_ended is not None:
             self._hand_ended(out.hand_ended)
         self._sync_lamps(t)
         if self.on_output is not None and not out.empty:
-            self.on_output(out)
+            self.on_output(out)  # it may ask alert_id() of what ended here
+        self._forget_ids(out)
         return floor
 
+    def alert_id(self, ref: int | None) -> int | None:
+        """The id the alert ``ref`` (``Alert.ref``) was published under, while it is open (and
+        during the output that ends it); None if it never was."""
+        return None if ref is None else self._alert_ids.get(ref)
+
+    def _forget_ids(self, out: MonitorOutput) -> None:
+        """Keep the ids of open alerts only, so a game of any length keeps only what is open:
+        an ended alert is not restated, nor (after a hand) one the monitor no longer holds."""
+        for end in out.resolved:
+            self._alert_ids.pop(end.ref, None)
+        if out.hand_ended is not None:
+            still = {a.ref for a in self.monitor.open_alerts}
+            self._alert_ids = {r: i for r, i in self._alert_ids.items() if r in still}
+
     def _alert(self, alert: Alert, *, update: bool = False) -> dict[str, Any]:
-        """Publish a new alert under a new id, or an update under the id of its first
-        publication (``"update": true``), alerts.md "Lifecycle"."""
-        ident = self.alert_ids.of(alert.ref) if update else self.alert_ids.new(alert.ref)
-        floor = {"type": "alert", "id": ident, **alert.to_dict(self.wall(alert.t))}
+        """Publish a new alert under the next id (the delivery's, alerts.md "One error, one
+        alert"), or an update under the id of its first publication (``"update": true``,
+        alerts.md "Lifecycle"): the journal keeps one alert row per id, updates apart."""
+        ident = self._alert_ids.get(alert.ref) if update and alert.ref is not None else None
+        if ident is None:
+            update = False  # never published (not in this run): it is new here
         if update:
-            floor["update"] = True
+            floor = {"type": "alert", "id": ident, **alert.to_dict(self.wall(alert.t)),
+                     "update": True}
+        else:
+            floor = self.delivery.stamp(alert.to_dict(self.wall(alert.t)))
+            if alert.ref is not None:
+                self._alert_ids[alert.ref] = int(floor["id"])
+        self.published.add(floor, update=update)
         if self.journal is not None:
-            self.journal.record_alert(alert, floor)
+            if update:
+                self.journal.record_alert_event(alert_id=int(floor["id"]), hand=alert.hand,
+                                                t=alert.t, payload=floor)
+            else:
+                self.journal.record_alert(alert, floor)
         if self.bus is not None:
             self._publish("alert", redact(floor, self.monitor.secret_cards()), floor)
+        if not update:  # an update is not redelivered: the floor acknowledges the error once
+            self.delivery.deliver(floor, alert.t)
         if self.outputs is not None:
             self.outputs.show_alert(alert, self.clock())
             self._lamps.add(alert.code)
@@ -287,14 +343,15 @@ class Controller:
 
     def _alert_resolved(self, end: AlertResolved) -> None:
         """The end of an open alert: ``alert_resolved`` on the bus and in the journal."""
-        ident = self.alert_ids.get(end.ref)
+        ident = self._alert_ids.get(end.ref)
         if ident is None:
             return  # never published (the monitor's output did not reach us): nothing to end
+        self.published.resolved(ident)
         event = {"type": "alert_resolved", "id": ident, "code": end.code, "hand": end.hand,
                  "by": end.by, "time": self._stamp(end.t)}
         if self.journal is not None:
-            self.journal.record_alert_resolved(hand=end.hand, t=end.t, code=end.code,
-                                               payload=event)
+            self.journal.record_alert_event(alert_id=ident, hand=end.hand, t=end.t,
+                                            payload=event)
         self._publish("alert_resolved", event, event)
 
     def _sync_lamps(self, t: float) -> None:
@@ -366,6 +423,7 @@ class Controller:
         try:
             if not isinstance(request, dict):
                 raise ConsoleError(f"a request is a JSON object, not {type(request).__name__}")
+            check_fields(request, seats=self.table.seats, stacks=self.table.stacks)
             cmd = request.get("cmd")
             entry = self._commands.get(cmd) if isinstance(cmd, str) else None
             if entry is None:
@@ -377,16 +435,15 @@ class Controller:
                 raise ConsoleError(f"{cmd}: unknown field {unknown[0]!r}"
                                    + (f" (known: {', '.join(sorted(keys))})" if keys else ""))
             out = fn(request, t)
-        except (ConsoleError, MonitorError, EngineError) as exc:
+        except (ConsoleError, RequestError, MonitorError, EngineError) as exc:
             error = str(exc)
         if number is None and out.hand_started is not None:
             number = out.hand_started.number  # the request started it
-        if self.journal is not None:
-            self.journal.record_console(request if isinstance(request, dict) else repr(request),
-                                        t=t, wall=self._stamp(t), hand=number, error=error)
+        self.requests.record(self.journal, request, t=t, wall=self._stamp(t), hand=number,
+                             error=error)
         if error is not None:
             return {"ok": False, "error": error}
-        if request.get("cmd") != "status":
+        if request.get("cmd") not in ("status", "snapshot", "health"):
             event = {"type": "action", **request, "time": self._stamp(t), "hand": number}
             self._publish("action", event, event)
         if self.on_request is not None:
@@ -395,7 +452,26 @@ class Controller:
             except Exception:  # an extension must not cost the table its answer
                 log.exception("on_request hook failed for %r", request.get("cmd"))
         alerts = self._publish_output(out, t)
-        return {"ok": True, "alerts": alerts, **self.status()}
+        answer = {"ok": True, "alerts": alerts, **self.status()}
+        if request.get("cmd") == "snapshot":
+            answer["snapshot"] = snapshot.take(
+                monitor=self.monitor, published=self.published, wall=self.wall,
+                now=self.clock(), seq=snapshot.seqs(self.bus, self.delivery))
+        if request.get("cmd") == "health":
+            answer["health"] = health.take(
+                monitor=self.monitor, sensors=[s.name for s in self.sensors],
+                failing=self._sensor_failing, journal=self.journal, bus=self.bus,
+                delivery=self.delivery, requests=self.requests, published=self.published,
+                started=self.started, now=self.clock(), wall=self.wall,
+                table=None if self.phh_context is None else str(self.phh_context.table))
+        return answer
+
+    def _request_refused(self, summary: str, error: str) -> None:
+        """A request the console server refused before parsing it (size, frames, not JSON)."""
+        t = self.clock()
+        hand = self.monitor.hand
+        self.requests.record(self.journal, summary, t=t, wall=self._stamp(t),
+                             hand=None if hand is None else hand.number, error=error)
 
     def status(self) -> dict[str, Any]:
         hand = self.monitor.hand
@@ -416,6 +492,7 @@ class Controller:
                                "and resolve it first")
         action = ConsoleAction(_field(r, "seat", int), _field(r, "kind", str),
                                _field(r, "amount", int, required=False), t)
+        betting_word(self.monitor.hand, action.seat, action.kind)
         return self.monitor.console(action)
 
     def _resolve(self, r: Mapping[str, Any], t: float) -> MonitorOutput:
@@ -484,6 +561,7 @@ class Controller:
             _quietly(self.console.close, "console")
         if self.bus is not None:
             _quietly(self.bus.close, "event bus")
+        _quietly(self.delivery.close, "alert delivery")
         if self.journal is not None:
             _quietly(self.journal.close, "journal")
         for close in reversed(self.also_close):

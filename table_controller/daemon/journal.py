@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table_controller.vocabulary.alerts import CATALOGUE, Alert
+from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.observations import (
     ButtonPressed,
     CardObservation,
@@ -60,6 +60,11 @@ CREATE TABLE IF NOT EXISTS alerts (
     wall TEXT NOT NULL, code TEXT NOT NULL, severity TEXT NOT NULL, seat INTEGER,
     json TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS alerts_hand ON alerts (run, hand);
+CREATE TABLE IF NOT EXISTS alert_events (
+    id INTEGER PRIMARY KEY, run INTEGER NOT NULL, alert INTEGER NOT NULL,
+    after INTEGER NOT NULL, hand INTEGER, t REAL NOT NULL, wall TEXT NOT NULL,
+    kind TEXT NOT NULL, json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS alert_events_hand ON alert_events (run, hand);
 CREATE TABLE IF NOT EXISTS hand_starts (
     run INTEGER NOT NULL, number INTEGER NOT NULL, t REAL NOT NULL, wall TEXT NOT NULL,
     button INTEGER, stacks TEXT NOT NULL, PRIMARY KEY (run, number));
@@ -67,7 +72,24 @@ CREATE TABLE IF NOT EXISTS hand_ends (
     run INTEGER NOT NULL, number INTEGER NOT NULL, t REAL NOT NULL, wall TEXT NOT NULL,
     voided INTEGER NOT NULL, cause TEXT, stacks TEXT NOT NULL, phh TEXT, phh_error TEXT,
     PRIMARY KEY (run, number));
+CREATE TABLE IF NOT EXISTS published (
+    run INTEGER NOT NULL, channel TEXT NOT NULL, seq INTEGER NOT NULL, topic TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS published_seq ON published (channel, seq);
+CREATE TABLE IF NOT EXISTS deliveries (
+    alert INTEGER PRIMARY KEY, run INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL NOT NULL,
+    wall TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS acks (
+    alert INTEGER NOT NULL, run INTEGER NOT NULL, t REAL NOT NULL, wall TEXT NOT NULL,
+    client TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS acks_alert ON acks (alert);
 """
+
+
+_ALERT_LIVES = ("SELECT run, hand, json, id AS pos, 0 AS late, 0 AS event FROM alerts "
+                "UNION ALL SELECT run, hand, json, after, 1, id FROM alert_events")
+"""Each alert's first publication (one row per id) and its updates and ends, with the place
+of each: an event comes after the last alert journaled before it, events in their order."""
+_ALERT_ORDER = "pos, late, event"
 
 
 class JournalError(Exception):
@@ -224,33 +246,37 @@ class Journal:
 
     def record_alert(self, alert: Alert, payload: Mapping[str, Any]) -> None:
         """``payload``: the alert as published (alerts.md JSON, with every card: the journal
-        is a private record)."""
-        self._write("INSERT INTO alerts (run, hand, t, wall, code, severity, seat, json) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (self._run(), alert.hand, alert.t, payload["time"], alert.code,
-                     alert.severity.value, alert.seat, json.dumps(payload)))
+        is a private record); its ``id``, when it has one, is the row's id."""
+        self._write("INSERT INTO alerts (id, run, hand, t, wall, code, severity, seat, json) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (payload.get("id"), self._run(), alert.hand, alert.t, payload["time"],
+                     alert.code, alert.severity.value, alert.seat, json.dumps(payload)))
 
-    def record_alert_resolved(self, *, hand: int | None, t: float, code: str,
-                              payload: Mapping[str, Any]) -> None:
-        """``payload``: the ``alert_resolved`` object as published (alerts.md, "Lifecycle"); it
-        is kept with the alerts, in order, so ``alerts()`` shows each alert's whole life."""
-        spec = CATALOGUE[code]
-        self._write("INSERT INTO alerts (run, hand, t, wall, code, severity, seat, json) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (self._run(), hand, t, payload["time"], code, spec.severity.value, None,
-                     json.dumps(payload)))
+    def record_published(self, channel: str, seq: int, topic: str) -> None:
+        """A message with ``seq`` went out on ``channel`` (so the numbering continues after a
+        restart, docs/running.md "Sequence numbers")."""
+        self._write("INSERT INTO published (run, channel, seq, topic) VALUES (?, ?, ?, ?)",
+                    (self._run(), channel, seq, topic))
 
-    def last_alert_id(self) -> int:
-        """The largest alert ``id`` in the journal, over every run (0 if none): the next run's
-        ids follow it (alerts.md, "Lifecycle"). Alerts still queued count too."""
-        with self._read() as db:
-            row = db.execute("SELECT MAX(CAST(json_extract(json, '$.id') AS INTEGER)) "
-                             "FROM alerts").fetchone()
-        stored = 0 if row is None or row[0] is None else int(row[0])
-        with self._lock:
-            queued = [json.loads(params[-1]).get("id") for sql, params in self._pending
-                      if sql.startswith("INSERT INTO alerts")]
-        return max([stored, *(i for i in queued if isinstance(i, int))])
+    def record_delivery(self, alert_id: int, *, seq: int, t: float, wall: str) -> None:
+        """Alert ``alert_id`` (journaled before) is to be delivered until acknowledged."""
+        self._write("INSERT OR IGNORE INTO deliveries (alert, run, seq, t, wall) "
+                    "VALUES (?, ?, ?, ?, ?)", (alert_id, self._run(), seq, t, wall))
+
+    def record_ack(self, alert_id: int, *, t: float, wall: str, client: str) -> None:
+        self._write("INSERT INTO acks (alert, run, t, wall, client) VALUES (?, ?, ?, ?, ?)",
+                    (alert_id, self._run(), t, wall, client))
+
+    def record_alert_event(self, *, alert_id: int, hand: int | None, t: float,
+                           payload: Mapping[str, Any]) -> None:
+        """An update (``"update": true``) or the end (``alert_resolved``) of alert ``alert_id``,
+        as published (alerts.md, "Lifecycle"). The alerts table keeps one row per alert id;
+        these go apart, each placed after the last alert journaled before it, so ``alerts()``
+        shows each alert's whole life in order."""
+        self._write("INSERT INTO alert_events (run, alert, after, hand, t, wall, kind, json) "
+                    "VALUES (?, ?, (SELECT COALESCE(MAX(id), 0) FROM alerts), ?, ?, ?, ?, ?)",
+                    (self._run(), alert_id, hand, t, str(payload.get("time", "")),
+                     str(payload.get("type", "")), json.dumps(payload)))
 
     def record_hand_start(self, *, number: int, t: float, wall: str, button: int | None,
                           stacks: Mapping[int, int]) -> None:
@@ -330,6 +356,48 @@ class Journal:
                               "ORDER BY run").fetchall()
         return [{"run": r[0], "started": r[1], "table": r[2], "config": r[3]} for r in rows]
 
+    def sensor_counts(self, *, run: int | None = None) -> dict[str, dict[str, Any]]:
+        """Per sensor (``rfid``, ``camera``, ``button``) in ``run`` (default: the latest): how
+        many observations, how many the monitor refused, the time ``t`` of the last one."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT CASE WHEN kind = 'button' THEN 'button' ELSE source END, COUNT(*), "
+                "SUM(accepted = 0), MAX(t) FROM observations WHERE run = ? GROUP BY 1",
+                (self._which(run),)).fetchall()
+        return {str(r[0]): {"observations": int(r[1]), "refused": int(r[2] or 0),
+                            "last_t": r[3]} for r in rows if r[0] is not None}
+
+    def last_seqs(self) -> dict[str, int]:
+        """Channel -> the last sequence number journaled on it (every run)."""
+        with self._read() as db:
+            rows = db.execute("SELECT channel, MAX(seq) FROM published GROUP BY channel"
+                              ).fetchall()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def last_alert_id(self) -> int:
+        """The largest alert id in the journal (0 if none): ids increase across runs."""
+        with self._read() as db:
+            row = db.execute("SELECT MAX(id) FROM alerts").fetchone()
+        return 0 if row is None or row[0] is None else int(row[0])
+
+    def unacknowledged(self) -> list[tuple[int, int, dict[str, Any]]]:
+        """``(alert id, seq, alert object)`` of every delivery no ack has come for, oldest
+        first (every run: a restart resends them)."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT d.alert, d.seq, a.json FROM deliveries AS d "
+                "JOIN alerts AS a ON a.id = d.alert "
+                "WHERE NOT EXISTS (SELECT 1 FROM acks AS k WHERE k.alert = d.alert) "
+                "ORDER BY d.seq").fetchall()
+        return [(int(r[0]), int(r[1]), json.loads(r[2])) for r in rows]
+
+    def acks(self, *, run: int | None = None) -> list[dict[str, Any]]:
+        """The acknowledgements of ``run`` (default: the latest), in order."""
+        with self._read() as db:
+            rows = db.execute("SELECT alert, t, wall, client FROM acks WHERE run = ? "
+                              "ORDER BY rowid", (self._which(run),)).fetchall()
+        return [{"id": r[0], "t": r[1], "time": r[2], "client": r[3]} for r in rows]
+
     def latest_run(self) -> int | None:
         with self._read() as db:
             row = db.execute("SELECT MAX(run) FROM runs").fetchone()
@@ -364,9 +432,10 @@ class Journal:
         return out
 
     def all_alerts(self) -> list[tuple[int, dict[str, Any]]]:
-        """Every alert of every run, in order, with its run."""
+        """Every alert of every run, with its updates and ends, in order, with its run."""
         with self._read() as db:
-            rows = db.execute("SELECT run, json FROM alerts ORDER BY run, id").fetchall()
+            rows = db.execute(f"SELECT run, json FROM ({_ALERT_LIVES}) "
+                              f"ORDER BY run, {_ALERT_ORDER}").fetchall()
         return [(int(r[0]), json.loads(r[1])) for r in rows]
 
     def hand(self, number: int, *, run: int | None = None) -> HandRecord | None:
@@ -378,8 +447,15 @@ class Journal:
 
     def alerts(self, *, hand: int | None = None, run: int | None = None
                ) -> list[dict[str, Any]]:
-        """The alerts (alerts.md JSON objects) of ``hand``, or of the whole run, in order."""
-        rows = self._run_rows("SELECT json FROM alerts", hand=hand, run=run)
+        """The alerts (alerts.md JSON objects) of ``hand``, or of the whole run, in order,
+        with their updates and ends (alerts.md "Lifecycle")."""
+        sql = f"SELECT json FROM ({_ALERT_LIVES}) WHERE run = ?"
+        params: tuple[Any, ...] = (self._which(run),)
+        if hand is not None:
+            sql += " AND hand = ?"
+            params += (hand,)
+        with self._read() as db:
+            rows = db.execute(sql + f" ORDER BY {_ALERT_ORDER}", params).fetchall()
         return [json.loads(r[0]) for r in rows]
 
     def console_requests(self, *, hand: int | None = None, run: int | None = None

@@ -21,6 +21,8 @@ from typing import Any
 
 from firmware_bridge.button import ShufflerButton
 from firmware_bridge.rfid import RfidService
+from firmware_bridge.rfid_config import RfidConfig
+from firmware_bridge.tags import TagResolver
 from table_controller.vocabulary.observations import Observation, SensorStatus, Source
 
 log = logging.getLogger(__name__)
@@ -42,13 +44,29 @@ class RfidSensor:
 
     def __init__(self, service: RfidService) -> None:
         self.service = service
+        self._out = service.reader.observations
+
+    @classmethod
+    def open(cls, *, config: RfidConfig, resolver: TagResolver,
+             wake: Callable[[], None]) -> RfidSensor:
+        """The RFID service of ``config``; ``wake`` is called (on the link's thread) after
+        each observation it delivers, so the controller's loop picks it up at once."""
+        out: queue.Queue[Observation] = queue.Queue()
+
+        def sink(obs: Observation) -> None:
+            out.put(obs)
+            wake()
+
+        sensor = cls(RfidService(config=config, resolver=resolver, sink=sink))
+        sensor._out = out
+        return sensor
 
     def start(self) -> None:
         self.service.start()
 
     def poll(self, now: float) -> list[Observation]:
         self.service.reader.poll(now)
-        return _drain(self.service.reader.observations)
+        return _drain(self._out)
 
     def close(self) -> None:
         self.service.stop()
@@ -74,7 +92,9 @@ class CameraSensor:
     name = "camera"
 
     def __init__(self, *, source: Any, analyse: Callable[[Any], Any], tracker: Any,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 wake: Callable[[], None] | None = None) -> None:
+        self._wake = wake  # called after observations were queued (the loop picks them up)
         self._source = source
         self._analyse = analyse
         self._tracker = tracker
@@ -98,7 +118,7 @@ class CameraSensor:
                     continue
                 seen = self._analyse(frame.image)
                 for obs in self._tracker.update(seen, frame.t):
-                    self._out.put(obs)
+                    self._put(obs)
             except Exception as exc:  # a bad frame is skipped; the camera keeps going
                 log.warning("camera: frame skipped: %s", exc)
                 self._silent()
@@ -107,15 +127,19 @@ class CameraSensor:
             self._last_frame = self._clock()
             if not self._online:
                 self._online = True
-                self._out.put(SensorStatus(Source.CAMERA, True, self._last_frame,
-                                           "frames again"))
+                self._put(SensorStatus(Source.CAMERA, True, self._last_frame, "frames again"))
+
+    def _put(self, obs: Observation) -> None:
+        self._out.put(obs)
+        if self._wake is not None:
+            self._wake()
 
     def _silent(self) -> None:
         now = self._clock()
         if self._online and now - self._last_frame > CAMERA_SILENCE:
             self._online = False
-            self._out.put(SensorStatus(Source.CAMERA, False, now,
-                                       f"no frame for {CAMERA_SILENCE:g} s"))
+            self._put(SensorStatus(Source.CAMERA, False, now,
+                                   f"no frame for {CAMERA_SILENCE:g} s"))
 
     def poll(self, now: float) -> list[Observation]:
         return _drain(self._out)

@@ -13,7 +13,9 @@ Rules of fusion (docs/monitor.md, "Fusion and settle time"):
   alert). A card that shows up in another zone has moved.
 - With both sensors online, a card the camera sees but the reader does not waits up to
   ``settle_time`` for its tag before the game sees it; two sensors that still disagree about a
-  card after ``settle_time`` make one SENSOR_CONFLICT (presence, or identity of a face-up card).
+  card after ``settle_time + sensor_lag`` make one SENSOR_CONFLICT (presence, or identity of a
+  face-up card). ``sensor_lag`` is how much later one sensor may legitimately report what the
+  other already did (:func:`sensor_lag`).
   Stacked zones (burn, muck, shuffler) are exempt from presence conflicts: a camera sees only the
   top card of a pile.
 - A sensor that is offline is left out: the other one drives the picture alone, and nothing it
@@ -53,6 +55,26 @@ class Fused:
     detail: str = ""
 
 
+def sensor_lag(*, hold_time: float, confirm_frames: int, drop_frames: int,
+               frame_rate: float) -> float:
+    """How much later one sensor may report a change the other already reported, so that normal
+    dealing and collecting make no SENSOR_CONFLICT (docs/monitor.md, "Fusion and settle time").
+
+    - A card picked up: the camera reports it gone after ``drop_frames`` frames without it, the
+      reader after ``hold_time`` without a read (it holds a tag that misses reads,
+      docs/protocol.md §6). Whichever comes first, the other follows within
+      ``max(hold_time, drop_frames / frame_rate)``.
+    - A card put down: the reader reports it at its next scan, the camera after
+      ``confirm_frames`` frames that show it: ``confirm_frames / frame_rate`` later.
+
+    ``frame_rate``: frames per second the camera's frames are analysed at (the slowest rate the
+    table runs at). The settle time comes on top for the reader's scan period and jitter."""
+    if hold_time < 0 or confirm_frames < 1 or drop_frames < 1 or not frame_rate > 0:
+        raise ValueError("sensor_lag: hold_time >= 0, confirm_frames and drop_frames >= 1, "
+                         "frame_rate > 0")
+    return max(hold_time, max(confirm_frames, drop_frames) / frame_rate)
+
+
 def _compatible(a: Card | None, b: Card | None) -> bool:
     return a is None or b is None or a == b
 
@@ -60,9 +82,11 @@ def _compatible(a: Card | None, b: Card | None) -> bool:
 class SensorFusion:
     """Turns :class:`CardObservation` records into :class:`Fused` picture changes."""
 
-    def __init__(self, *, sensors: frozenset[str], settle_time: float) -> None:
+    def __init__(self, *, sensors: frozenset[str], settle_time: float,
+                 sensor_lag: float = 0.0) -> None:
         self.picture = CardPicture()
         self.settle_time = settle_time
+        self.conflict_time = settle_time + sensor_lag  # RFID against camera (:func:`sensor_lag`)
         self._configured = {Source(s) for s in sensors}
         self._online = {Source.RFID: True, Source.CAMERA: True}
         self._both = self._both_now()  # asked for every card at every tick: kept up to date
@@ -372,7 +396,7 @@ class SensorFusion:
                 out.append(Fused(Change.ENTERED, tc, tc.zone, now))
             self._refresh(tc, now)
             if (tc.disagree_since is not None and not tc.conflict_raised
-                    and now - tc.disagree_since >= self.settle_time):
+                    and now - tc.disagree_since >= self.conflict_time):
                 tc.conflict_raised = True
                 out.append(Fused(Change.CONFLICT, tc, tc.zone, now, detail=self._why(tc)))
         return out

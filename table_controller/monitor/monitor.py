@@ -68,7 +68,8 @@ class DealingMonitor:
         config = config or MonitorConfig()
         self.ctx = CheckContext(
             table=table, config=config,
-            fusion=SensorFusion(sensors=config.sensors, settle_time=config.settle_time),
+            fusion=SensorFusion(sensors=config.sensors, settle_time=config.settle_time,
+                                sensor_lag=config.sensor_lag),
             book=RemedyBook(), choose_burn=burn_chooser or secure_burn_choice)
         self.events: list[HandEnd] = []  # one record per hand that ended, in order
         self._online = {Source.RFID: True, Source.CAMERA: True}

@@ -37,6 +37,10 @@ class MonitorConfig:
     ``sensors``: which sensors the table has, ``{"rfid"}``, ``{"camera"}`` or both.
     ``settle_time``: seconds a sensor may disagree with itself (a card lifted and put back, a
     missed read) or with the other sensor before it counts (see docs/monitor.md, fusion).
+    ``sensor_lag``: seconds the RFID reader and the camera may report the same card at different
+    times (the reader reports a removal only after its hold time, the camera a card only after
+    its confirmation frames); a disagreement between them counts after ``settle_time +
+    sensor_lag`` (:func:`table_controller.monitor.fusion.sensor_lag` derives it).
     ``stub_visible``: an antenna or the camera covers the shuffler tray, so the stub can be
     checked at each green button (DECK_INCOMPLETE, [003]).
     """
@@ -45,6 +49,7 @@ class MonitorConfig:
     sensors: frozenset[str] = SENSOR_NAMES
     settle_time: float = 0.3
     stub_visible: bool = False
+    sensor_lag: float = 0.0
 
     def __post_init__(self) -> None:
         if self.rules not in ("tda", "house"):
@@ -58,6 +63,10 @@ class MonitorConfig:
         if not isinstance(self.settle_time, (int, float)) or not 0 <= self.settle_time <= 60:
             raise MonitorError(
                 f"MonitorConfig.settle_time: {self.settle_time!r} must be 0..60 seconds")
+        if (isinstance(self.sensor_lag, bool) or not isinstance(self.sensor_lag, (int, float))
+                or not 0 <= self.sensor_lag <= 60):
+            raise MonitorError(
+                f"MonitorConfig.sensor_lag: {self.sensor_lag!r} must be 0..60 seconds")
 
 
 @dataclass(frozen=True, slots=True)
