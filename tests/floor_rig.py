@@ -212,8 +212,9 @@ seed = {seed}
     def journal_alert_ids(self) -> list[int]:
         journal = self.journal()
         try:
-            return sorted(a["id"] for run in journal.runs()
-                          for a in journal.alerts(run=run["run"]))
+            # one id per alert raised: its updates and its end (alert_events) are not alerts
+            return sorted({a["id"] for run in journal.runs()
+                           for a in journal.alerts(run=run["run"])})
         finally:
             journal.close()
 

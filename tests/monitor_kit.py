@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from table_controller.engine import GameConfig, Structure, Table
-from table_controller.monitor import ConsoleAction, DealingMonitor, MonitorConfig
+from table_controller.monitor import ConsoleAction, DealingMonitor, MonitorConfig, MonitorOutput
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.cards import DECK, Card, parse_card
 from table_controller.vocabulary.observations import (
@@ -70,7 +70,8 @@ class Felt:
         self.pieces: list[Piece] = []
         self._uids = 0
         self._tracks = 0
-        self.alerts: list[Alert] = []
+        self.alerts: list[Alert] = []  # every alert published, updates included
+        self.outputs: list[MonitorOutput] = []  # every monitor output, in order
         self.new_deck(seed=seed, top=top)
 
     # ------------------------------------------------------------------- the deck
@@ -114,10 +115,24 @@ class Felt:
         return CardObservation(event=event, zone=zone, t=self.t, source=source, key=p.track,
                                card=shown, face=p.face, joker=p.joker and p.face is Face.UP)
 
+    def _seen(self, out: MonitorOutput) -> list[Alert]:
+        """Record ``out``; the alerts it publishes, new ones and updates."""
+        if not out.empty:
+            self.outputs.append(out)
+        return list(out.published)
+
+    def lifecycle(self) -> MonitorOutput:
+        """Every output so far, combined (hand starts and ends left out)."""
+        total = MonitorOutput()
+        for out in self.outputs:
+            total += MonitorOutput(alerts=out.alerts, updates=out.updates,
+                                   resolved=out.resolved)
+        return total
+
     def _send(self, obs: list[Observation]) -> list[Alert]:
         out: list[Alert] = []
         for o in obs:
-            out += self.mon.observe(o).alerts
+            out += self._seen(self.mon.observe(o))
         return out
 
     def settle(self, seconds: float | None = None) -> list[Alert]:
@@ -126,7 +141,7 @@ class Felt:
         out: list[Alert] = []
         while self.t < end:
             self.t = min(end, self.t + 0.05)
-            out += self.mon.tick(self.t).alerts
+            out += self._seen(self.mon.tick(self.t))
         return out
 
     def _emit(self, rfid: list[CardObservation], camera: list[CardObservation]) -> list[Alert]:
@@ -213,7 +228,7 @@ class Felt:
 
     # ----------------------------------------------------------- procedure helpers
     def button(self) -> list[Alert]:
-        out = list(self.mon.observe(ButtonPressed(self.t)).alerts) + self.settle()
+        out = (self._seen(self.mon.observe(ButtonPressed(self.t)))) + self.settle()
         self.alerts += out
         return out
 
@@ -237,18 +252,19 @@ class Felt:
         for text in actions:
             parts = text.split()
             amount = int(parts[2]) if len(parts) > 2 else None
-            out += self.mon.console(ConsoleAction(int(parts[0]), parts[1], amount, self.t)).alerts
+            out += self._seen(self.mon.console(
+                ConsoleAction(int(parts[0]), parts[1], amount, self.t)))
             out += self.settle()
         self.alerts += out
         return out
 
     def resolve(self, code: str) -> list[Alert]:
-        out = list(self.mon.resolve(code, self.t).alerts) + self.settle()
+        out = (self._seen(self.mon.resolve(code, self.t))) + self.settle()
         self.alerts += out
         return out
 
     def sensor(self, source: Source, online: bool) -> list[Alert]:
-        out = list(self.mon.observe(SensorStatus(source, online, self.t)).alerts) + self.settle()
+        out = self._seen(self.mon.observe(SensorStatus(source, online, self.t))) + self.settle()
         self.alerts += out
         return out
 
@@ -258,7 +274,7 @@ class Felt:
             for p in self.on_felt(seat_zone(seat)):
                 if p.face is Face.DOWN:
                     out += self.flip(str(p.card))
-        out += self.mon.showdown(self.t).alerts
+        out += self._seen(self.mon.showdown(self.t))
         self.alerts += out
         return out
 

@@ -211,7 +211,7 @@ def test_a_misdeal_then_a_hand_played_out(rig: SimRig) -> None:
     hidden = [e for e in public_alerts if e["code"] == "MISDEAL_WRONG_FIRST_SEAT"]
     assert hidden[0]["cards"] == ["??"]  # a hole card: not on the public channel
     assert str(card.card) not in json.dumps(public_alerts)
-    for key in ("type", "code", "severity", "hand", "seat", "cards", "rule", "message",
+    for key in ("type", "id", "code", "severity", "hand", "seat", "cards", "rule", "message",
                 "remedy", "time"):
         assert key in misdeal[0]  # alerts.md's object
     ends = [e for t, e in rig.seen_floor if t == "hand_end"]
@@ -225,8 +225,14 @@ def test_a_misdeal_then_a_hand_played_out(rig: SimRig) -> None:
     assert [(h.number, h.voided) for h in hands] == [(1, True), (2, False)]
     assert hands[0].cause == "MISDEAL_WRONG_FIRST_SEAT" and hands[0].phh is None
     assert hands[1].stacks_after == {1: 103, 2: 99, 3: 98}
-    assert [a["code"] for a in journal.alerts(hand=1)] == ["MISDEAL_WRONG_FIRST_SEAT"]
-    assert journal.alerts(hand=1)[0]["cards"] == [str(card.card)]
+    life = journal.alerts(hand=1)  # alerts.md "Lifecycle": the alert, then its end
+    assert [(a["type"], a["code"]) for a in life] == [("alert", "MISDEAL_WRONG_FIRST_SEAT"),
+                                                     ("alert_resolved",
+                                                      "MISDEAL_WRONG_FIRST_SEAT")]
+    assert life[0]["cards"] == [str(card.card)]
+    assert life[1]["id"] == life[0]["id"] == misdeal[0]["id"] and life[1]["by"] == "floor"
+    resolved = [e for t, e in rig.seen_public if t == "alert_resolved"]
+    assert [(e["id"], e["by"]) for e in resolved] == [(misdeal[0]["id"], "floor")]
     history = loads(hands[1].phh or "")
     assert replay(history).finishing_stacks == history.finishing_stacks
     assert history.seats is not None and history.finishing_stacks is not None

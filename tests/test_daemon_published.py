@@ -49,3 +49,16 @@ def test_published_alerts_keep_only_the_open_ones() -> None:
     found = published.find(second)
     assert found is not None and found["id"] == 2
     assert published.count == 2 and published.last is not None and published.last["id"] == 2
+
+
+def test_an_update_replaces_the_published_alert_and_its_end_drops_it() -> None:
+    published = PublishedAlerts()
+    alert = Alert("PREMATURE_BOARD_CARD", t=1.0, hand=1, seat=None)
+    published.add({"id": 4, **alert.to_dict(), "message": "first"})
+    published.add({"id": 4, **alert.to_dict(), "message": "restated", "update": True},
+                  update=True)
+    found = published.find(alert)
+    assert found is not None and found["message"] == "restated"
+    assert published.count == 1 and published.last == found
+    published.resolved(4)
+    assert published.find(alert) is None and published.count == 1

@@ -47,10 +47,12 @@ def test_scenario_passes_check(path: Path, capsys: pytest.CaptureFixture[str]) -
     assert len(ends) == lines[-1]["hands"]
     assert [e["hand"] for e in ends] == list(range(1, len(ends) + 1))
     for obj in lines[:-1]:
-        assert obj["type"] in ("alert", "hand_end")
-        if obj["type"] == "alert":
-            assert set(obj) == {"type", "code", "severity", "hand", "seat", "cards", "rule",
-                                "message", "remedy", "time"}
+        assert obj["type"] in ("alert", "alert_resolved", "hand_end")
+        if obj["type"] == "alert":  # alerts.md: the object, with its id ("Lifecycle")
+            assert set(obj) - {"update"} == {"type", "id", "code", "severity", "hand", "seat",
+                                             "cards", "rule", "message", "remedy", "time"}
+        if obj["type"] == "alert_resolved":
+            assert set(obj) == {"type", "id", "code", "hand", "by", "time"}
 
 
 def test_check_names_a_difference(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -105,7 +107,10 @@ def test_sim_journal_is_a_table_journal(tmp_path: Path,
     assert "stacks 1:100 2:99 3:101 4:100" in hands[1]
     assert main(["journal", str(journal), "alerts", "--hand", "1"]) == 0
     alerts = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [(a["code"], a["seat"]) for a in alerts] == [("MISDEAL_WRONG_FIRST_SEAT", 3)]
+    assert [(a["type"], a["code"], a.get("seat")) for a in alerts] == [
+        ("alert", "MISDEAL_WRONG_FIRST_SEAT", 3),
+        ("alert_resolved", "MISDEAL_WRONG_FIRST_SEAT", None)]  # alerts.md "Lifecycle"
+    assert alerts[0]["id"] == alerts[1]["id"] and alerts[1]["by"] == "floor"
     assert main(["journal", str(journal), "show", "2"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert [json.loads(c["request"]) for c in shown["console"]] == [
@@ -126,3 +131,17 @@ def test_sim_journal_that_cannot_be_opened_exits_2(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "07-heads-up-order", "--journal", str(tmp_path)]) == 2
     assert str(tmp_path) in capsys.readouterr().err
+
+
+def test_json_prints_one_alert_with_its_updates_and_its_end(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """scenario.md: one error is one alert id; --json shows its updates and alert_resolved."""
+    path = Path("tests/scenarios/monitor/premature-flop-camera.toml")
+    assert main(["sim", str(path), "--json", "--check"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    life = [o for o in lines if o.get("code") == "PREMATURE_BOARD_CARD"]
+    assert [(o["type"], o.get("update", False), len(o.get("cards", ()))) for o in life] == [
+        ("alert", False, 1), ("alert", True, 2), ("alert", True, 3),
+        ("alert_resolved", False, 0)]
+    assert len({o["id"] for o in life}) == 1 and life[-1]["by"] == "verified"
+    assert lines[-1]["alerts"] == 1  # the summary counts errors, not publications

@@ -80,3 +80,20 @@ def test_a_sensor_failing_at_the_start_is_named(monkeypatch: pytest.MonkeyPatch,
     err = capsys.readouterr().err
     assert "demo: the simulated table did not start" in err
     assert "sensor button failed: OSError: pin 17 is gone" in err
+
+
+def test_live_view_shows_each_alert_once_updated_in_place_until_resolved() -> None:
+    """alerts.md "Lifecycle": the demo's live view keys alerts by id."""
+    from hw_sim.harness.expectations import RaisedAlert
+    from table_controller.commands.demo import _LiveView
+    from table_controller.vocabulary.alerts import Alert
+
+    view = _LiveView()
+    view.refresh = lambda: None  # type: ignore[method-assign]
+    first = Alert(code="PREMATURE_BOARD_CARD", hand=1, t=1.0, message="one card", ref=1)
+    later = Alert(code="PREMATURE_BOARD_CARD", hand=1, t=2.0, message="two cards", ref=1)
+    view.alert(RaisedAlert(first, 3, id=7))
+    view.update(RaisedAlert(later, 4, id=7, update=True))
+    assert [a.message for a in view.alerts.values()] == ["two cards"]
+    view.resolved({"type": "alert_resolved", "id": 7, "by": "verified"})
+    assert view.alerts == {}

@@ -90,7 +90,9 @@ class AutoTable:
                  sensors: tuple[str, ...] = ("rfid", "camera"),
                  on_alert: Callable[[RaisedAlert], None] = lambda _a: None,
                  on_hand_end: Callable[[dict[str, Any]], None] = lambda _h: None,
-                 journal: Journal | None = None) -> None:
+                 journal: Journal | None = None,
+                 on_update: Callable[[RaisedAlert], None] = lambda _a: None,
+                 on_resolved: Callable[[dict[str, Any]], None] = lambda _r: None) -> None:
         if not 0.0 <= error_rate <= 1.0 or not 0.0 <= fault_rate <= 1.0:
             raise ValueError("error_rate and fault_rate are fractions between 0 and 1")
         self.scenario = demo_scenario(seats=seats, stack=stack, blinds=blinds, seed=seed,
@@ -105,7 +107,8 @@ class AutoTable:
         self._on_alert = on_alert
         self._on_hand_end = on_hand_end
         self.runner: ScenarioRunner = build_runner(
-            self.scenario, listeners=Listeners(on_alert=self._alert, on_hand_end=self._end),
+            self.scenario, listeners=Listeners(on_alert=self._alert, on_hand_end=self._end,
+                                               on_update=on_update, on_resolved=on_resolved),
             journal=journal)
         self.controller: Controller = self.runner.controller
         self.steps = 0

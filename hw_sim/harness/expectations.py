@@ -2,6 +2,8 @@
 
 Meaning (scenario.md "Expectations"):
 
+- one alert is one error: its updates (same id) are neither a second match nor unexpected, so
+  the record holds only the first publication of each alert;
 - ``alert = CODE`` must be raised at least once, in the given hand, about the given seat and
   while the given step was performed (after step N and before step N+1);
 - ``no_alert = CODE`` must never be raised;
@@ -20,10 +22,14 @@ from table_controller.vocabulary.alerts import Alert, Severity
 
 @dataclass(frozen=True, slots=True)
 class RaisedAlert:
-    """An alert and the scenario step during which it was raised (0: before step 1)."""
+    """An alert and the scenario step during which it was raised (0: before step 1). ``id``:
+    the id the controller published it under; ``update``: a restatement of an alert raised
+    before (same id), which ``--check`` does not count (scenario.md, "Expectations")."""
 
     alert: Alert
     step: int
+    id: int | None = None
+    update: bool = False
 
     def describe(self) -> str:
         a = self.alert

@@ -89,6 +89,8 @@ class StepError(Exception):
 @dataclass(slots=True)
 class Listeners:
     on_alert: Callable[[RaisedAlert], None] = lambda _a: None
+    on_update: Callable[[RaisedAlert], None] = lambda _a: None
+    on_resolved: Callable[[dict[str, Any]], None] = lambda _r: None
     on_hand_end: Callable[[dict[str, Any]], None] = lambda _h: None
     on_step: Callable[[Step], None] = lambda _s: None
 
@@ -271,11 +273,21 @@ class ScenarioRunner:
 
     def _heard(self, out: MonitorOutput) -> None:
         """What the controller published, as it happened."""
+        ids = self.controller.alert_id
         for alert in out.alerts:
-            raised = RaisedAlert(alert, self.step_number)
+            raised = RaisedAlert(alert, self.step_number, ids(alert.ref))
             self.record.alerts.append(raised)
             self.open_alerts.append(alert)
             self.listeners.on_alert(raised)
+        for update in out.updates:  # the same error, restated: the dealer reads the latest
+            self.open_alerts = [update if a.ref == update.ref else a for a in self.open_alerts]
+            self.listeners.on_update(RaisedAlert(update, self.step_number, ids(update.ref),
+                                                 update=True))
+        for end in out.resolved:
+            self.listeners.on_resolved({
+                "type": "alert_resolved", "id": ids(end.ref), "code": end.code,
+                "hand": end.hand, "by": end.by,
+                "time": self.controller.wall(end.t).isoformat(timespec="milliseconds")})
         if out.hand_ended is not None:
             self._ended.append(out.hand_ended)
 

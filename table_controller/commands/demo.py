@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import deque
 from typing import Any
 
 
@@ -42,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     view = _LiveView() if live else _PlainView()
     try:
         table = AutoTable(seats=args.seats, seed=args.seed, error_rate=args.error_rate,
-                          sensors=sensors, on_alert=view.alert, on_hand_end=view.hand_end)
+                          sensors=sensors, on_alert=view.alert, on_hand_end=view.hand_end,
+                          on_update=view.update, on_resolved=view.resolved)
     except AutoPlayError as exc:
         print(f"demo: {exc}", file=sys.stderr)
         return 1
@@ -85,6 +85,12 @@ class _PlainView:
         print(f"  hand {a.hand}: {a.severity.value.upper()} {a.code}{seat}: "
               f"{a.message or '-'} -> {a.remedy or '-'}", flush=True)
 
+    def update(self, raised: Any) -> None:
+        return None  # a log line per error: the first publication says it
+
+    def resolved(self, record: dict[str, Any]) -> None:
+        return None
+
     def hand_end(self, record: dict[str, Any]) -> None:
         return None
 
@@ -101,6 +107,10 @@ class _PlainView:
         return None
 
 
+_SHOWN = 6
+"""The live view shows at most this many alerts (the newest; info and fault alerts never end)."""
+
+
 class _LiveView(_PlainView):
     """A rich live view: seats and stacks, board and pot, the latest alerts with remedies."""
 
@@ -110,7 +120,8 @@ class _LiveView(_PlainView):
 
         self.console = Console()
         self.live = Live(console=self.console, refresh_per_second=8, transient=False)
-        self.alerts: deque[Any] = deque(maxlen=6)
+        # alerts.md "Lifecycle": each alert once by id, updated in place, gone when resolved
+        self.alerts: dict[Any, Any] = {}
         self.hands = 0
         self.errors = 0
         self.detected = 0
@@ -125,8 +136,19 @@ class _LiveView(_PlainView):
         self.refresh()
 
     def alert(self, raised: Any) -> None:
-        self.alerts.append(raised.alert)
+        self.alerts[raised.id] = raised.alert
+        while len(self.alerts) > _SHOWN:
+            del self.alerts[next(iter(self.alerts))]
         self.refresh()
+
+    def update(self, raised: Any) -> None:
+        if raised.id in self.alerts:
+            self.alerts[raised.id] = raised.alert
+            self.refresh()
+
+    def resolved(self, record: dict[str, Any]) -> None:
+        if self.alerts.pop(record.get("id"), None) is not None:
+            self.refresh()
 
     def hand_done(self, table: Any, report: Any) -> None:
         self.hands += 1
@@ -175,7 +197,7 @@ class _LiveView(_PlainView):
         for col in ("hand", "severity", "code", "remedy"):
             alerts.add_column(col)
         colour = {"stop": "red", "fix": "yellow", "warn": "magenta"}
-        for a in self.alerts:
+        for a in self.alerts.values():
             sev = a.severity.value
             alerts.add_row(str(a.hand), Text(sev, style=colour.get(sev, "dim")), a.code,
                            a.remedy or "-")

@@ -86,12 +86,23 @@ def run(args: argparse.Namespace) -> int:
     def on_alert(raised: RaisedAlert) -> None:
         a = raised.alert
         if args.json:
-            print(a.to_json(wall(a.t)), file=out, flush=True)
+            shown = {"type": "alert", "id": raised.id, **a.to_dict(wall(a.t))}
+            if raised.update:
+                shown["update"] = True
+            print(json.dumps(shown, separators=(", ", ": ")), file=out, flush=True)
         else:
             seat = "" if a.seat is None else f" seat {a.seat}"
             cards = f" [{' '.join(str(c) for c in a.cards)}]" if a.cards else ""
+            what = "  update" if raised.update else ""
             print(f"step {raised.step:>3}  hand {a.hand}  {a.severity.value.upper():5} "
-                  f"{a.code}{seat}{cards}: {a.message or '-'} -> {a.remedy or '-'}",
+                  f"{a.code}{seat}{cards}{what}: {a.message or '-'} -> {a.remedy or '-'}",
+                  file=out, flush=True)
+
+    def on_resolved(record: dict[str, Any]) -> None:
+        if args.json:
+            print(json.dumps(record), file=out, flush=True)
+        else:
+            print(f"alert {record['id']} {record['code']} resolved ({record['by']})",
                   file=out, flush=True)
 
     def on_hand_end(record: dict[str, Any]) -> None:
@@ -102,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
             stacks = " ".join(f"{s}:{v}" for s, v in record.get("stacks", {}).items())
             print(f"hand {record.get('hand')} ended{how}; stacks {stacks}", file=out, flush=True)
 
-    runner = build_runner(scenario, listeners=Listeners(on_alert=on_alert,
+    runner = build_runner(scenario, listeners=Listeners(on_alert=on_alert, on_update=on_alert,
+                                                         on_resolved=on_resolved,
                                                          on_hand_end=on_hand_end),
                           journal=journal, wall_start=started)
     origin.append(runner.table.clock())

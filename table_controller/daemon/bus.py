@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TOPICS = ("alert", "hand_start", "hand_end", "action", "sensor", "card")
+TOPICS = ("alert", "alert_resolved", "hand_start", "hand_end", "action", "sensor", "card")
 OUTBOX_LIMIT = 10_000
 
 

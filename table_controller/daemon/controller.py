@@ -6,7 +6,7 @@
         | poll(now) -> observations, in time order
         v
     DealingMonitor (pure: rules engine inside)  <-- console requests (REP socket)
-        | MonitorOutput per call: alerts, hand started, hand ended
+        | MonitorOutput per call: alerts, updates, resolutions, hand started, hand ended
         +--> Journal (SQLite, every observation, request, alert, hand + PHH)
         +--> EventBus (public channel without hole cards, floor channel with them)
         +--> AlertOutputs (red and amber lamps, buzzer)
@@ -47,9 +47,11 @@ from table_controller.daemon.console_input import (
 from table_controller.daemon.journal import Journal
 from table_controller.daemon.published import PublishedAlerts
 from table_controller.daemon.redact import redact
+from table_controller.daemon.sequence import Sequences
 from table_controller.engine import EngineError, Hand
 from table_controller.monitor import ConsoleAction, DealingMonitor, HandEnd, MonitorError
 from table_controller.monitor.output import NOTHING, MonitorOutput
+from table_controller.monitor.records import AlertResolved
 from table_controller.phh import Context, PhhError, dumps, export_hand
 from table_controller.vocabulary.alerts import CATALOGUE, Alert, Severity
 from table_controller.vocabulary.observations import CardObservation, Observation, SensorStatus
@@ -122,13 +124,18 @@ class Controller:
         self.extra_status = extra_status  # e.g. whether the simulated dealer is busy
         self.on_output = on_output
         self.on_fault = on_fault
-        self.delivery = delivery  # alert ids, and their acknowledged delivery to the floor
-        if delivery is not None:  # a floor's acknowledgement over the alert channel
-            delivery.on_acknowledge = self.handle
+        # alert ids (alerts.md "One error, one alert": the journal's, increasing across runs)
+        # and their acknowledged delivery to the floor; without a floor channel, ids only
+        self.delivery = delivery if delivery is not None else AlertDelivery(
+            None, journal=journal, sequences=Sequences())
+        # a floor's acknowledgement over the alert channel
+        self.delivery.on_acknowledge = self.handle
         self.unacknowledged = Unacknowledged()
         self._extra: dict[str, Any] = {}  # fields a command adds to its answer
         self._wall_clock = wall_clock
         self._lamps: set[str] = set()
+        # alerts.md "Lifecycle": Alert.ref -> the id it was published under, while open
+        self._alert_ids: dict[int, int] = {}
         self._sensor_failing: set[str] = set()
         self._tick_failing = False
         # Extensions on the loop thread (the dealer station, docs/station.md): ``on_step`` at
@@ -211,9 +218,8 @@ class Controller:
             self.journal.flush()
         if self.bus is not None:
             self.bus.retry()
-        if self.delivery is not None:
-            now = self.clock()
-            self.delivery.poll(now, self._stamp(now))
+        now = self.clock()
+        self.delivery.poll(now, self._stamp(now))
 
     def _step_hook(self, hook: Callable[[], None]) -> None:
         try:
@@ -286,30 +292,62 @@ class Controller:
                     journal_first, hand=None if hand is None else hand.number,
                     time=self._stamp(journal_first.t)))
         floor = [self._alert(alert) for alert in out.alerts]
-        if floor:
+        floor += [self._alert(alert, update=True) for alert in out.updates]
+        for resolved in out.resolved:
+            self._alert_resolved(resolved)
+        if floor or out.resolved:
             self.published.keep(self.monitor.open_alerts)
         if out.hand_ended is not None:
             self._hand_ended(out.hand_ended)
         self._sync_lamps(t)
         if self.on_output is not None and not out.empty:
-            self.on_output(out)
+            self.on_output(out)  # it may ask alert_id() of what ended here
+        self._forget_ids(out)
         return floor
 
-    def _alert(self, alert: Alert) -> dict[str, Any]:
-        floor = alert.to_dict(self.wall(alert.t))
-        if self.delivery is not None:
-            floor = self.delivery.stamp(floor)
+    def alert_id(self, ref: int | None) -> int | None:
+        """The id the alert ``ref`` (``Alert.ref``) was published under, while it is open (and
+        during the output that ends it); None if it never was."""
+        return None if ref is None else self._alert_ids.get(ref)
+
+    def _forget_ids(self, out: MonitorOutput) -> None:
+        """Keep the ids of open alerts only, so a game of any length keeps only what is open:
+        an ended alert is not restated, nor (after a hand) one the monitor no longer holds."""
+        for end in out.resolved:
+            self._alert_ids.pop(end.ref, None)
+        if out.hand_ended is not None:
+            still = {a.ref for a in self.monitor.open_alerts}
+            self._alert_ids = {r: i for r, i in self._alert_ids.items() if r in still}
+
+    def _alert(self, alert: Alert, *, update: bool = False) -> dict[str, Any]:
+        """Publish a new alert under the next id (the delivery's, alerts.md "One error, one
+        alert"), or an update under the id of its first publication (``"update": true``,
+        alerts.md "Lifecycle"): the journal keeps one alert row per id, updates apart."""
+        ident = self._alert_ids.get(alert.ref) if update and alert.ref is not None else None
+        if ident is None:
+            update = False  # never published (not in this run): it is new here
+        if update:
+            floor = {"type": "alert", "id": ident, **alert.to_dict(self.wall(alert.t)),
+                     "update": True}
+        else:
+            floor = self.delivery.stamp(alert.to_dict(self.wall(alert.t)))
+            if alert.ref is not None:
+                self._alert_ids[alert.ref] = int(floor["id"])
             self.unacknowledged.raised(floor["id"], alert.code, alert.severity)
         secret = self.monitor.secret_cards()
         public = redact(floor, secret)  # before ``hidden``, which names the hole cards
         floor["hidden"] = floor_feed.hidden_cards(floor["cards"],
                                                   frozenset(str(c) for c in secret))
-        self.published.add(floor)
+        self.published.add(floor, update=update)
         if self.journal is not None:
-            self.journal.record_alert(alert, floor)
+            if update:
+                self.journal.record_alert_event(alert_id=int(floor["id"]), hand=alert.hand,
+                                                t=alert.t, payload=floor)
+            else:
+                self.journal.record_alert(alert, floor)
         if self.bus is not None:
             self._publish("alert", public, floor)
-        if self.delivery is not None:
+        if not update:  # an update is not redelivered: the floor acknowledges the error once
             self.delivery.deliver(floor, alert.t)
         if self.outputs is not None:
             self.outputs.show_alert(alert, self.clock())
@@ -318,6 +356,19 @@ class Controller:
                 self.outputs.resolve("SENSOR_OFFLINE", self.clock())
                 self._lamps.discard("SENSOR_OFFLINE")
         return floor
+
+    def _alert_resolved(self, end: AlertResolved) -> None:
+        """The end of an open alert: ``alert_resolved`` on the bus and in the journal."""
+        ident = self._alert_ids.get(end.ref)
+        if ident is None:
+            return  # never published (the monitor's output did not reach us): nothing to end
+        self.published.resolved(ident)
+        event = {"type": "alert_resolved", "id": ident, "code": end.code, "hand": end.hand,
+                 "by": end.by, "time": self._stamp(end.t)}
+        if self.journal is not None:
+            self.journal.record_alert_event(alert_id=ident, hand=end.hand, t=end.t,
+                                            payload=event)
+        self._publish("alert_resolved", event, event)
 
     def _sync_lamps(self, t: float) -> None:
         """A game alert's lamp stays lit while the monitor holds it open."""
@@ -547,8 +598,7 @@ class Controller:
             _quietly(self.console.close, "console")
         if self.bus is not None:
             _quietly(self.bus.close, "event bus")
-        if self.delivery is not None:
-            _quietly(self.delivery.close, "alert delivery")
+        _quietly(self.delivery.close, "alert delivery")
         if self.journal is not None:
             _quietly(self.journal.close, "journal")
         for close in reversed(self.also_close):

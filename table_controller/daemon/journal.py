@@ -69,6 +69,11 @@ CREATE TABLE IF NOT EXISTS alerts (
     wall TEXT NOT NULL, code TEXT NOT NULL, severity TEXT NOT NULL, seat INTEGER,
     json TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS alerts_hand ON alerts (run, hand);
+CREATE TABLE IF NOT EXISTS alert_events (
+    id INTEGER PRIMARY KEY, run INTEGER NOT NULL, alert INTEGER NOT NULL,
+    after INTEGER NOT NULL, hand INTEGER, t REAL NOT NULL, wall TEXT NOT NULL,
+    kind TEXT NOT NULL, json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS alert_events_hand ON alert_events (run, hand);
 CREATE TABLE IF NOT EXISTS hand_starts (
     run INTEGER NOT NULL, number INTEGER NOT NULL, t REAL NOT NULL, wall TEXT NOT NULL,
     button INTEGER, stacks TEXT NOT NULL, PRIMARY KEY (run, number));
@@ -88,6 +93,13 @@ CREATE TABLE IF NOT EXISTS acks (
     client TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS acks_alert ON acks (alert);
 """
+
+
+_ALERT_LIVES = ("SELECT run, hand, json, id AS pos, 0 AS late, 0 AS event FROM alerts "
+                "UNION ALL SELECT run, hand, json, after, 1, id FROM alert_events")
+"""Each alert's first publication (one row per id) and its updates and ends, with the place
+of each: an event comes after the last alert journaled before it, events in their order."""
+_ALERT_ORDER = "pos, late, event"
 
 
 class JournalError(Exception):
@@ -274,6 +286,17 @@ class Journal:
         self._write("INSERT INTO acks (alert, run, t, wall, client) VALUES (?, ?, ?, ?, ?)",
                     (alert_id, self._run(), t, wall, client))
 
+    def record_alert_event(self, *, alert_id: int, hand: int | None, t: float,
+                           payload: Mapping[str, Any]) -> None:
+        """An update (``"update": true``) or the end (``alert_resolved``) of alert ``alert_id``,
+        as published (alerts.md, "Lifecycle"). The alerts table keeps one row per alert id;
+        these go apart, each placed after the last alert journaled before it, so ``alerts()``
+        shows each alert's whole life in order."""
+        self._write("INSERT INTO alert_events (run, alert, after, hand, t, wall, kind, json) "
+                    "VALUES (?, ?, (SELECT COALESCE(MAX(id), 0) FROM alerts), ?, ?, ?, ?, ?)",
+                    (self._run(), alert_id, hand, t, str(payload.get("time", "")),
+                     str(payload.get("type", "")), json.dumps(payload)))
+
     def record_hand_start(self, *, number: int, t: float, wall: str, button: int | None,
                           stacks: Mapping[int, int]) -> None:
         self._write("INSERT OR IGNORE INTO hand_starts (run, number, t, wall, button, stacks) "
@@ -457,9 +480,10 @@ class Journal:
         return out
 
     def all_alerts(self) -> list[tuple[int, dict[str, Any]]]:
-        """Every alert of every run, in order, with its run."""
+        """Every alert of every run, with its updates and ends, in order, with its run."""
         with self._read() as db:
-            rows = db.execute("SELECT run, json FROM alerts ORDER BY run, id").fetchall()
+            rows = db.execute(f"SELECT run, json FROM ({_ALERT_LIVES}) "
+                              f"ORDER BY run, {_ALERT_ORDER}").fetchall()
         return [(int(r[0]), json.loads(r[1])) for r in rows]
 
     def hand(self, number: int, *, run: int | None = None) -> HandRecord | None:
@@ -471,8 +495,15 @@ class Journal:
 
     def alerts(self, *, hand: int | None = None, run: int | None = None
                ) -> list[dict[str, Any]]:
-        """The alerts (alerts.md JSON objects) of ``hand``, or of the whole run, in order."""
-        rows = self._run_rows("SELECT json FROM alerts", hand=hand, run=run)
+        """The alerts (alerts.md JSON objects) of ``hand``, or of the whole run, in order,
+        with their updates and ends (alerts.md "Lifecycle")."""
+        sql = f"SELECT json FROM ({_ALERT_LIVES}) WHERE run = ?"
+        params: tuple[Any, ...] = (self._which(run),)
+        if hand is not None:
+            sql += " AND hand = ?"
+            params += (hand,)
+        with self._read() as db:
+            rows = db.execute(sql + f" ORDER BY {_ALERT_ORDER}", params).fetchall()
         return [json.loads(r[0]) for r in rows]
 
     def console_requests(self, *, hand: int | None = None, run: int | None = None

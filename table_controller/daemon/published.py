@@ -25,11 +25,29 @@ class PublishedAlerts:
         self.last: dict[str, Any] | None = None
         self._open: dict[Key, dict[str, Any]] = {}
 
-    def add(self, floor: Mapping[str, Any]) -> None:
-        """One alert as published; a later one of the same code, hand and seat replaces it."""
-        self.count += 1
-        self.last = dict(floor)
-        self._open[_key(floor.get("code"), floor.get("hand"), floor.get("seat"))] = self.last
+    def add(self, floor: Mapping[str, Any], *, update: bool = False) -> None:
+        """One alert as published; a later one of the same code, hand and seat replaces it.
+        ``update``: the alert of that ``id`` restated (alerts.md "Lifecycle"): it replaces the
+        published form and is not counted again."""
+        kept = dict(floor)
+        if update:
+            self._drop(floor.get("id"))
+            if self.last is not None and self.last.get("id") == floor.get("id"):
+                self.last = kept
+        else:
+            self.count += 1
+            self.last = kept
+        self._open[_key(floor.get("code"), floor.get("hand"), floor.get("seat"))] = kept
+
+    def resolved(self, alert_id: Any) -> None:
+        """The alert ``alert_id`` ended (``alert_resolved``): it is no longer open."""
+        self._drop(alert_id)
+
+    def _drop(self, alert_id: Any) -> None:
+        if alert_id is None:
+            return
+        for key in [k for k, v in self._open.items() if v.get("id") == alert_id]:
+            del self._open[key]
 
     def keep(self, open_alerts: Iterable[Alert]) -> None:
         """Forget the published alerts the monitor no longer holds open."""

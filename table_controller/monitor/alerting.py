@@ -21,10 +21,11 @@ MISDEAL_REMEDY = "Misdeal: collect the cards, reshuffle and redeal; the button s
 def make(ctx: CheckContext, code: str, t: float, *, seat: int | None = None,
          cards: tuple[Card, ...] | list[Card] = (), message: str = "", remedy: str = "",
          **extra: Any) -> Alert:
-    """An alert about the hand in progress (hand None between hands)."""
+    """An alert about the hand in progress (hand None between hands), with a fresh identity
+    (``ref``); restating an open one goes through ``RemedyBook.restate``."""
     hand = ctx.last_number if ctx.run is not None else None
     return Alert(code=code, hand=hand, t=t, seat=seat, cards=tuple(cards), message=message,
-                 remedy=remedy, extra=dict(extra))
+                 remedy=remedy, extra=dict(extra), ref=ctx.new_ref())
 
 
 def seat_text(seat: int | None) -> str:

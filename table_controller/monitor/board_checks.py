@@ -115,9 +115,9 @@ def _premature(ctx: CheckContext, t: float) -> Alert:
                  remedy=f"Put {names} back into the stub and reshuffle it; the burn card stays; "
                         f"when the betting is complete deal the {b.name} again with no new "
                         "burn")
-    if ctx.book.has("PREMATURE_BOARD_CARD"):
-        ctx.book.replace_latest("PREMATURE_BOARD_CARD", alert)
-        return alert
+    entry = ctx.book.latest("PREMATURE_BOARD_CARD")
+    if entry is not None:
+        return ctx.book.restate(entry, alert)
 
     def verify() -> str | None:
         still = [p for p in run.premature if present(ctx, p, BOARD)]
@@ -149,8 +149,7 @@ def _missing_burn(ctx: CheckContext, t: float) -> Alert:
                  street=index)
     previous = ctx.book.latest("MISSING_BURN")
     if previous is not None and previous.alert.extra.get("street") == index:
-        previous.alert = alert
-        return alert
+        return ctx.book.restate(previous, alert)
 
     def verify() -> str | None:
         if run.board.committed > committed or run.board.burned_since_street:

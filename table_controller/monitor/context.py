@@ -33,6 +33,8 @@ class CheckContext:
     remedy checks. ``run``: the hand in progress (None between hands); ``last_number``: its
     number, or the last hand's. ``no_hand_seen``: (code, card pid) already reported between
     hands. ``holes``: which cards have been hole cards in this hand (for the public channel).
+    ``last_ref``: the last alert identity given; ``reported``: the identities of the open
+    alerts already reported (a later alert with one of them is an update).
     """
 
     table: Table
@@ -44,6 +46,13 @@ class CheckContext:
     last_number: int = 0
     no_hand_seen: set[tuple[str, int]] = field(default_factory=set)
     holes: HoleCardLog = field(default_factory=HoleCardLog)
+    last_ref: int = 0
+    reported: set[int] = field(default_factory=set)
+
+    def new_ref(self) -> int:
+        """A fresh alert identity (``Alert.ref``): one per dealer error, alerts.md "Lifecycle"."""
+        self.last_ref += 1
+        return self.last_ref
 
     @property
     def picture(self) -> CardPicture:

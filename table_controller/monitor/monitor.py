@@ -17,7 +17,7 @@ from table_controller.monitor.alerting import make, seat_text
 from table_controller.monitor.context import BurnChooser, CheckContext
 from table_controller.monitor.fusion import Change, Fused, SensorFusion
 from table_controller.monitor.hand_run import HandRun
-from table_controller.monitor.output import NOTHING, MonitorOutput, raised
+from table_controller.monitor.output import NOTHING, MonitorOutput, ended, raised
 from table_controller.monitor.records import (
     BETTING_KINDS,
     ConsoleAction,
@@ -136,11 +136,11 @@ class DealingMonitor:
             except ZoneError as exc:
                 raise MonitorError(f"observation from {obs.source.value}: {exc}") from None
             out = self.tick(obs.t)
-            return out + raised(self._apply(self.fusion.observe(obs)))
+            return out + self._raised(self._apply(self.fusion.observe(obs)))
         if isinstance(obs, ButtonPressed):
             return self.tick(obs.t) + self._green_button(obs.t)
         if isinstance(obs, SensorStatus):
-            return self.tick(obs.t) + raised(self._sensor_status(obs))
+            return self.tick(obs.t) + self._raised(self._sensor_status(obs))
         raise MonitorError(f"not an observation: {obs!r}")
 
     def tick(self, now: float) -> MonitorOutput:
@@ -149,13 +149,13 @@ class DealingMonitor:
         run = self.ctx.run
         if run is not None and run.halted is None:
             out += checks.camera_duplicates(self.ctx, now)
-        return raised(out)
+        return self._raised(out)
 
     def console(self, action: ConsoleAction) -> MonitorOutput:
         """An action as the dealer console records it (betting, time expired, button report)."""
         ctx, run = self.ctx, self.ctx.run
         if action.kind == "button":
-            return raised(checks.button_report(ctx, action))
+            return self._raised(checks.button_report(ctx, action))
         if run is None:
             raise MonitorError(f"console {action.kind} by seat {action.seat}: no hand is running")
         if run.halted is not None:
@@ -169,13 +169,13 @@ class DealingMonitor:
             expired = make(ctx, "TIME_EXPIRED", action.t, seat=action.seat,
                            message=f"Seat {action.seat}: the clock ran out",
                            remedy=f"Seat {action.seat}'s hand is dead")
-            return raised([expired]) + self._after_action(action.t)
+            return self._raised([expired]) + self._after_action(action.t)
         assert action.kind in BETTING_KINDS
         out: list[Alert] = []
         if not run.deal_over:
             out += checks.deal_end(ctx, action.t)
             if run.halted is not None:
-                return raised(out)
+                return self._raised(out)
         self.commit_street()
         act = Action(seat=action.seat, kind=_KINDS[action.kind], amount=action.amount)
         in_turn = hand.to_act == action.seat
@@ -192,7 +192,7 @@ class DealingMonitor:
                 remedy="The action is binding unless the action to seat "
                        f"{action.seat} changes before his turn ([002 #35])"))
             self.book.open(out[-1])
-        return raised(out) + self._after_action(action.t)
+        return self._raised(out) + self._after_action(action.t)
 
     def resolve(self, code: str, t: float) -> MonitorOutput:
         """The floor says the remedy of the last open alert with ``code`` was carried out.
@@ -205,7 +205,10 @@ class DealingMonitor:
         if resolution is None:
             return out
         if not resolution.done:
-            return out + raised([resolution.alert])
+            return out + self._raised([resolution.alert])
+        assert resolution.ended is not None
+        self.ctx.reported.discard(resolution.ended.ref)
+        out += ended([resolution.ended])
         if resolution.voids_hand:
             return out + self.void(code, t)
         return out
@@ -243,7 +246,7 @@ class DealingMonitor:
         except EngineError as exc:
             raise MonitorError(f"void: {exc}") from None
         self.table.finish_hand(run.hand)
-        return MonitorOutput(hand_ended=self._record_end(run, voided=True, cause=cause, t=t))
+        return self._record_end(run, voided=True, cause=cause, t=t)
 
     def commit_street(self, *, strict: bool = True) -> bool:
         """Hand the street on the board to the engine once its betting may start
@@ -281,16 +284,17 @@ class DealingMonitor:
                          message=f"Green button pressed during hand {ctx.last_number}",
                          remedy=f"Ignored: hand {ctx.last_number} goes on")
             self.book.open(alert)
-            return raised([alert])
-        self.book.close_hand()
+            return self._raised([alert])
         try:
             hand = self.table.start_hand()
         except EngineError as exc:
             raise MonitorError(f"green button: the table cannot start a hand: {exc}") from None
+        closed = self._close_book(t)  # between-hands alerts end as the next hand begins
         ctx.run = HandRun.start(hand)
         ctx.last_number = hand.number
         ctx.holes.new_hand()
-        return MonitorOutput(alerts=tuple(checks.deck_check(ctx, t)), hand_started=hand)
+        return (closed + MonitorOutput(hand_started=hand)
+                + self._raised(checks.deck_check(ctx, t)))
 
     def _sensor_status(self, obs: SensorStatus) -> list[Alert]:
         if self._online[obs.source] == obs.online:
@@ -317,14 +321,24 @@ class DealingMonitor:
         moves the button (rules.md §2)."""
         run = self._live("finish")
         self.table.finish_hand(run.hand)
-        return MonitorOutput(hand_ended=self._record_end(run, voided=False, cause=None, t=t))
+        return self._record_end(run, voided=False, cause=None, t=t)
 
     def _record_end(self, run: HandRun, *, voided: bool, cause: str | None, t: float
-                    ) -> HandEnd:
+                    ) -> MonitorOutput:
+        """The hand's end record; the alerts still open end with it (``hand_end``)."""
         end = HandEnd(number=run.hand.number, voided=voided, cause=cause,
                       stacks=dict(self.table.stacks), t=t, result=run.hand.result,
                       hand=run.hand)
         self.events.append(end)
-        self.book.close_hand()
+        closed = self._close_book(t)
         self.ctx.run = None
-        return end
+        return MonitorOutput(hand_ended=end) + closed
+
+    def _close_book(self, t: float) -> MonitorOutput:
+        closed = self.book.close_hand(t)
+        self.ctx.reported.clear()
+        return ended(closed)
+
+    def _raised(self, alerts: list[Alert] | tuple[Alert, ...]) -> MonitorOutput:
+        """The alerts of a check: new ones, and updates of open ones (a ``ref`` reported)."""
+        return raised(alerts, self.ctx.reported)

@@ -119,3 +119,22 @@ class HandEnd:
     t: float
     result: Any = field(default=None, compare=False)
     hand: Hand | None = field(default=None, compare=False, repr=False)
+
+
+ResolvedBy = Literal["verified", "floor", "hand_end"]
+"""How an open alert ended (alerts.md, "Lifecycle"): ``verified``, the floor resolved it and the
+sensors confirmed the remedy; ``floor``, a person resolved it and there was nothing for the
+sensors to check; ``hand_end``, its hand ended (or, between hands, the next one began) with it
+open."""
+
+
+@dataclass(frozen=True, slots=True)
+class AlertResolved:
+    """The end of the alert whose ``ref`` (its identity, ``Alert.ref``) and ``code`` are given,
+    in hand ``hand`` (None between hands), at monotonic time ``t``."""
+
+    ref: int
+    code: str
+    hand: int | None
+    by: ResolvedBy
+    t: float

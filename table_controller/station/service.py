@@ -111,15 +111,17 @@ class Station:
 
     # ------------------------------------------------------------------ on the loop thread
     def _output(self, out: MonitorOutput) -> None:
-        """What one call of the monitor did: its alerts (published in floor form, with the
-        wall time the controller gives them) and the hand it ended."""
+        """What one call of the monitor did: its alerts and their updates (published in floor
+        form, with the id and wall time the controller gives them) and the hand it ended."""
         controller = self.controller
         if controller is None:
             return
         try:
             hand = controller.monitor.hand
-            for alert in out.alerts:
-                self.board.published(alert.to_dict(controller.wall(alert.t)),
+            for alert in out.published:  # raised, then restated: an update keeps its id
+                ident = controller.alert_id(alert.ref)
+                body = alert.to_dict(controller.wall(alert.t))
+                self.board.published(body if ident is None else {"id": ident, **body},
                                      hand=None if hand is None else hand.number)
                 if alert.code == "SENSOR_RECOVERED":
                     self.board.recovered()

@@ -124,7 +124,11 @@ def spec_for(code: str) -> AlertSpec:
 
 @dataclass(frozen=True, slots=True)
 class Alert:
-    """One alert as the pure core raises it. ``t`` is monotonic seconds (the core's clock)."""
+    """One alert as the pure core raises it. ``t`` is monotonic seconds (the core's clock).
+
+    ``ref``: the raiser's identity of the error the alert is about (alerts.md, "Lifecycle"):
+    an update of the alert carries the same ``ref``; None for an alert with no identity. It is
+    not part of the alert's equality; the publisher maps it to the journal's alert ``id``."""
 
     code: str
     hand: int | None
@@ -134,6 +138,7 @@ class Alert:
     message: str = ""
     remedy: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    ref: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         spec_for(self.code)
