@@ -13,6 +13,7 @@ daemon's VmRSS is read from /proc every 10 s; at the end the journal is counted.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -116,8 +117,11 @@ class Dealer:
 
 
 def run(seconds: float) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="bench_memory_") as tmp:
+    keep = os.environ.get("BENCH_DAEMON_KEEP")  # a folder: the journal stays there
+    with (contextlib.nullcontext(keep) if keep
+          else tempfile.TemporaryDirectory(prefix="bench_memory_")) as tmp:
         folder = Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         config = folder / "table.toml"
         config.write_text(f"""
 [table]
@@ -147,7 +151,7 @@ alerts = "ipc://{folder}/alerts"
 """)
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "run", "--sim",
-                                 "--config", str(config), "--log-level", "WARNING"],
+                                 "--manual", "--config", str(config), "--log-level", "WARNING"],
                                 cwd=folder, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         assert proc.stdout is not None
@@ -188,7 +192,10 @@ alerts = "ipc://{folder}/alerts"
             ended = journal.hands()
         finally:
             journal.close()
-        by_severity = Counter(a["severity"] for a in alerts)
+        first = [a for a in alerts if a.get("type") == "alert" and not a.get("update")]
+        by_severity = Counter(a["severity"] for a in first)
+        faults = [{k: a.get(k) for k in ("hand", "code", "seat", "time", "message")}
+                  for a in first if a["severity"] == "fault"]
         return {"seconds": round(elapsed, 1), "hands": hands,
                 "hands_journaled": sum(1 for h in ended if h.finished),
                 "rss_after_first_hand_mb": round(first_hand_rss or 0.0, 1),
@@ -196,7 +203,8 @@ alerts = "ipc://{folder}/alerts"
                 "rss_samples": [(round(t), round(m, 1))
                                 for t, m in samples[:: max(1, len(samples) // 12)]],
                 "alerts": dict(by_severity), "fault_alerts": by_severity.get("fault", 0),
-                "alert_codes": dict(Counter(a["code"] for a in alerts)),
+                "alert_codes": dict(Counter(a["code"] for a in first)),
+                "faults_first": faults[:10],
                 "hands_halted": len(halted), "halted_first": halted[:3],
                 "loadavg_1min": {"min": min(loads, default=0.0), "max": max(loads, default=0.0),
                                  "mean": round(sum(loads) / max(1, len(loads)), 2),

@@ -344,9 +344,30 @@ def _sim(r: _Reader) -> SimSettings:
                        move_interval=r.number("move_interval", 0.3, low=0.05, high=10.0))
 
 
+def alerts_beside(console: str) -> str:
+    """The default ``bus.alerts`` endpoint: beside the console's, so two daemons whose console
+    endpoints differ do not collide on it. ``ipc://`` names the socket after the console's,
+    with ``alerts`` for ``console`` in its name (``ipc:///run/t1/console.sock`` gives
+    ``ipc:///run/t1/alerts.sock``, ``ipc:///tmp/t1-console`` ``ipc:///tmp/t1-alerts``) or
+    ``-alerts`` added; ``tcp://HOST:PORT`` gives the next port on the same host (the defaults:
+    5558, 5559); anything else :data:`DEFAULT_ALERTS`."""
+    if console.startswith("ipc://"):
+        head, slash, name = console[len("ipc://"):].rpartition("/")
+        stem, dot, suffix = name.partition(".")
+        stem = stem.replace("console", "alerts") if "console" in stem else f"{stem}-alerts"
+        return f"ipc://{head}{slash}{stem}{dot}{suffix}"
+    if console.startswith("tcp://"):
+        host, _, port = console[len("tcp://"):].rpartition(":")
+        if port.isdigit() and int(port) < 65535:
+            return f"tcp://{host}:{int(port) + 1}"
+    return DEFAULT_ALERTS
+
+
 def _bus(bus: _Reader, base: Path) -> BusSettings:
     bus.only(frozenset({"public", "floor", "console", "alerts", "keys"}))
-    optional: dict[str, str | None] = {"floor": DEFAULT_FLOOR, "alerts": DEFAULT_ALERTS}
+    console = _endpoint(bus, "console", bus.text("console", DEFAULT_CONSOLE))
+    optional: dict[str, str | None] = {"floor": DEFAULT_FLOOR,
+                                       "alerts": alerts_beside(console)}
     for name in optional:
         if name in bus.data:
             value = bus.text(name)
@@ -354,9 +375,10 @@ def _bus(bus: _Reader, base: Path) -> BusSettings:
     keys = bus.path_of("keys", base) if "keys" in bus.data else None
     settings = BusSettings(public=_endpoint(bus, "public", bus.text("public", DEFAULT_PUBLIC)),
                            floor=optional["floor"], alerts=optional["alerts"],
-                           console=_endpoint(bus, "console", bus.text("console",
-                                                                      DEFAULT_CONSOLE)),
-                           keys=keys)
+                           console=console, keys=keys)
+    if "alerts" not in bus.data and settings.alerts in (settings.public, settings.floor):
+        raise bus.error("alerts", f"the default beside the console, {settings.alerts}, is "
+                        "already bound by another channel: set bus.alerts")
     if keys is None:
         for name, endpoint in settings.endpoints().items():
             if not is_local(endpoint):

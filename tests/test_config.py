@@ -168,3 +168,24 @@ def test_run_command_reports_a_broken_file_with_exit_2(
     err = capsys.readouterr().err
     assert "table.seets" in err and str(path) in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("bus", "alerts"), [
+    ("", "tcp://127.0.0.1:5559"),
+    ('console = "tcp://127.0.0.1:6100"', "tcp://127.0.0.1:6101"),
+    ('console = "ipc:///run/t1/console.sock"', "ipc:///run/t1/alerts.sock"),
+    ('console = "ipc:///tmp/t2-console"', "ipc:///tmp/t2-alerts"),
+    ('console = "ipc:///tmp/t3/c"', "ipc:///tmp/t3/c-alerts"),
+    ('console = "ipc:///tmp/t4/console"\nalerts = "tcp://127.0.0.1:7000"',
+     "tcp://127.0.0.1:7000"),
+    ('console = "ipc:///tmp/t5/console"\nalerts = "none"', None)])
+def test_the_alert_channel_defaults_to_beside_the_console(tmp_path: Path, bus: str,
+                                                          alerts: str | None) -> None:
+    config = load_config(write(tmp_path, MINIMAL + f"[bus]\n{bus}\n"))
+    assert config.bus.alerts == alerts
+
+
+def test_a_default_alert_channel_taken_by_another_names_the_key(tmp_path: Path) -> None:
+    text = MINIMAL + '[bus]\nconsole = "tcp://127.0.0.1:6100"\npublic = "tcp://127.0.0.1:6101"\n'
+    with pytest.raises(TableConfigError, match=r"bus\.alerts"):
+        load_config(write(tmp_path, text))

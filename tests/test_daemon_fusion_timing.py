@@ -26,10 +26,14 @@ BOTH = frozenset({"rfid", "camera"})
 
 
 class Table2:
-    """The controller on the simulated table, stepped by hand at ``look`` simulated seconds."""
+    """The controller on the simulated table, stepped by hand at ``look`` simulated seconds;
+    with ``stall``, every ``stall[0]``-th look comes ``stall[1]`` seconds late instead (the
+    loop of ``run --sim`` on a loaded machine)."""
 
-    def __init__(self, look: float) -> None:
+    def __init__(self, look: float, stall: tuple[int, float] | None = None) -> None:
         self.look = look
+        self.stall = stall
+        self.looks = 0
         self.clock = SimClock()
         table = Table(GameConfig(small_blind=1, big_blind=2), seats=6)
         for seat in (1, 2, 3):
@@ -65,16 +69,20 @@ class Table2:
             self.tick()
 
     def tick(self) -> None:
-        self.sim.advance_to(self.clock() + self.look)
+        self.looks += 1
+        late = self.stall is not None and self.looks % self.stall[0] == 0
+        self.sim.advance_to(self.clock() + (self.stall[1] if late and self.stall else self.look))
         self.controller.step()
 
     def close(self) -> None:
         self.controller.close()
 
 
-@pytest.fixture(params=[0.02, 0.1], ids=["run-sim-pace", "slow-camera"])
+@pytest.fixture(params=[(0.02, None), (0.1, None), (0.02, (7, 1.7)), (0.05, (3, 2.5))],
+                ids=["run-sim-pace", "slow-camera", "stalled-loop", "often-stalled-loop"])
 def table2(request: pytest.FixtureRequest) -> Iterator[Table2]:
-    t = Table2(float(request.param))
+    look, stall = request.param
+    t = Table2(look, stall)
     try:
         yield t
     finally:

@@ -108,9 +108,19 @@ def _stub_top(model: TableModel, camera: VirtualCamera) -> PhysicalCard | None:
     return stub[0] if stub else None
 
 
+FRAME_INTERVAL = 0.1
+"""The simulated camera takes a frame at least this often (10 a second) on the table's clock."""
+
+
 @dataclass(slots=True)
 class CameraChain:
-    """One frame per look at the table (the runner looks every tick)."""
+    """One frame per look at the table (the runner looks every tick), and at least one every
+    :attr:`frame_interval` of the table's clock: a real camera delivers frames at its own
+    rate, however late the controller comes to look. When the table's clock jumps further
+    (``run --sim`` on a loaded machine, whose loop stalls for a second or more), the table
+    stops it at each frame owed (:meth:`owed`, :meth:`catch_up`); such a frame shows the
+    table as the last look left it (the simulated dealer moves cards only when looked at) and
+    what the tracker makes of it comes out of the next :meth:`poll`, at its own time."""
 
     model: TableModel
     camera: VirtualCamera
@@ -119,8 +129,11 @@ class CameraChain:
     name: str = "camera"
     frames: int = 0
     analysed: int = 0
+    frame_interval: float = FRAME_INTERVAL
     _version: int = -1
     _seen: list[SeenCard] = field(default_factory=list)
+    _last: float | None = None
+    held: list[Observation] = field(default_factory=list)  # from frames between two looks
     slots: SlotKeeper = field(default_factory=SlotKeeper)
     frozen_until: float | None = None
 
@@ -134,7 +147,25 @@ class CameraChain:
             self._seen = self.analyser.analyse(image)
             self.analysed += 1
         self.frames += 1
-        return list(self.tracker.update(self._seen, now))
+        self._last = now
+        out, self.held = self.held, []
+        out.extend(self.tracker.update(self._seen, now))
+        return out
+
+    def owed(self, target: float) -> float | None:
+        """The time of the next frame owed before the clock reaches ``target`` (None when
+        the next look comes in time, within 1.5 frame intervals of the last)."""
+        if self._last is None:
+            return None
+        t = self._last + self.frame_interval
+        return t if t < target - self.frame_interval / 2 else None
+
+    def catch_up(self, t: float) -> None:
+        """A frame at ``t`` between two looks: the last analysis again (the table has not
+        changed since; a frozen camera repeats its last frame anyway)."""
+        self.frames += 1
+        self._last = t
+        self.held.extend(self.tracker.update(self._seen, t))
 
     def next_due(self, now: float) -> float | None:
         return self.frozen_until

@@ -37,24 +37,25 @@ from table_controller.vocabulary.cards import Card
 
 LAMP_PINS = {"red": 22, "amber": 23, "buzzer": 24}  # docs/wiring.md
 SENSORS = frozenset({"rfid", "camera"})
-SIM_FRAME_RATE = 4.0
-"""The simulated camera analyses one frame per look at the table: ``run --sim`` looks every
-loop (up to 50 a second), the tests every 0.1 simulated seconds. A loaded machine slows
-``run --sim``'s loop, and so the camera, well below 10 frames a second (3 a second seen with a
-load of 14 on 2 cores, and a conflict for each card then): the lag allows for 4."""
+CATCH_UP_STOPS = 200
+"""At most this many scans and frames are made up in one move of the clock (20 seconds of
+the reader's scans and the camera's frames)."""
 
 
 def sensor_lag(sensors: Collection[str]) -> float:
     """The monitor's ``sensor_lag`` for the simulated devices (the reader's and the tracker's
-    defaults, :func:`table_controller.monitor.fusion.sensor_lag`); 0 with one sensor."""
+    defaults, :func:`table_controller.monitor.fusion.sensor_lag`), the camera counted at its
+    least frame rate (:data:`hw_sim.devices.camera_chain.FRAME_INTERVAL`: the table stops its
+    clock for frames the controller's loop came too late for); 0 with one sensor."""
     if frozenset(sensors) != SENSORS:
         return 0.0
+    from hw_sim.devices.camera_chain import FRAME_INTERVAL  # OpenCV: when simulated
     from table_controller.monitor.fusion import sensor_lag as lag
-    from vision.tracker import CardTracker  # OpenCV: when the camera is simulated
+    from vision.tracker import CardTracker
 
     tracker = CardTracker()
     return lag(hold_time=wiring.HOLD_TIME, confirm_frames=tracker.confirm_frames,
-               drop_frames=tracker.drop_frames, frame_rate=SIM_FRAME_RATE)
+               drop_frames=tracker.drop_frames, frame_rate=1.0 / FRAME_INTERVAL)
 
 
 class SimTable:
@@ -144,12 +145,32 @@ class SimTable:
     def advance_to(self, target: float) -> float:
         """Move the clock to ``target`` without a controller looking at every stop: the clock
         stops at each bounce edge of the button, which samples it there (its presses are
-        delivered at its next poll)."""
+        delivered at its next poll), and, when ``target`` lies further ahead than the reader's
+        scan period or the camera's frame interval, at each scan and frame the devices owe
+        meanwhile (a real reader and camera work on their own time, not when the controller
+        looks; what they report comes out of their next poll, at its own times). At most
+        :data:`CATCH_UP_STOPS` such stops: a longer jump passes the rest at once."""
+        timed = [chain for chain in (self.rfid, self.camera)
+                 if chain is not None and hasattr(chain, "owed")]
+        stops = 0
         while True:
             now = self.clock()
             due = self.button.next_due(now)
-            if due is None or due > target:
+            if due is not None and due > target:
+                due = None
+            owed = [(t, chain) for chain in timed if (t := chain.owed(target)) is not None
+                    and t >= now] if stops < CATCH_UP_STOPS else []
+            first = min((t for t, _ in owed), default=None)
+            if due is None and first is None:
                 break
+            if first is not None and (due is None or first < due):
+                self.clock.advance_to(first)
+                for t, chain in owed:
+                    if t == first:
+                        chain.catch_up(first)
+                stops += 1
+                continue
+            assert due is not None
             self.clock.advance_to(due)
             self.button.sample(due)
         return self.clock.advance_to(target)

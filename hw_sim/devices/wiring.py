@@ -170,7 +170,12 @@ class PtyRfid:
 
     Each poll runs one scan cycle and waits (in real time, bounded) until the reader has
     handled every tag event the controller sent, so it has seen the cycle before the clock
-    moves.
+    moves. A real controller scans on its own time, every ``scan_period``, however late the
+    Pi's loop comes to look: when the table's clock jumps further (``run --sim`` on a loaded
+    machine, whose loop stalls for a second or more), the table stops it at each scan owed
+    (:meth:`owed`, :meth:`catch_up`), which scans the tags as the last look laid them, so a
+    flicker of a few cycles lasts a few tenths of a second, as it would on a table, and the
+    reader's hold sees it at its own times.
     Faults go through the virtual controller: random bytes on the line, the cable pulled and
     put back, a tag missing its reads for three scan cycles."""
 
@@ -183,6 +188,7 @@ class PtyRfid:
     plug_at: float | None = None
     wait_s: float = 5.0
     laid: dict[bytes, int] = field(default_factory=dict)  # uid -> antenna, as last told
+    last_scan: float | None = None
 
     def start(self) -> None:
         self.controller.start()
@@ -202,6 +208,30 @@ class PtyRfid:
             if self.laid.get(uid) != antenna:
                 self.controller.place(uid, antenna)
                 self.laid[uid] = antenna
+        self._scan(now)
+        out = list(self.outbox)
+        self.outbox.clear()
+        return out
+
+    def owed(self, target: float) -> float | None:
+        """The time of the next scan cycle owed before the clock reaches ``target`` (None when
+        the next look comes in time, within 1.5 scan periods of the last, or the cable is
+        out)."""
+        if self.last_scan is None or self.plug_at is not None:
+            return None
+        period = self.controller.scan_period
+        t = self.last_scan + period
+        return t if t < target - period / 2 else None
+
+    def catch_up(self, t: float) -> None:
+        """A scan cycle at ``t`` between two looks, of the tags as last laid; what the reader
+        reports comes out of the next :meth:`poll`."""
+        self._scan(t)
+
+    def _scan(self, now: float) -> None:
+        """One scan cycle; then the reader, once it has taken in its edges, reports the
+        removals whose hold ran out by ``now``."""
+        self.last_scan = now
         handled0, edges0 = self.reader.stats.tag_events, self.controller.edges_sent
         frames0, sent0, bad0 = self._frames_in(), self.controller.frames_sent, self._bad_in()
         self.controller.scan_once()
@@ -215,9 +245,6 @@ class PtyRfid:
                                     >= self.controller.frames_sent - sent0)),
                        "the RFID frames to arrive")
         self.reader.poll(now)
-        out = list(self.outbox)
-        self.outbox.clear()
-        return out
 
     def _bad_in(self) -> int:
         f = self.link.stats.frames

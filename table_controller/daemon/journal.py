@@ -3,7 +3,9 @@
 Append-only: rows are only ever inserted (a hand is one row when it starts and one when it
 ends). Each record is committed on its own in WAL mode, so a record the controller has written
 survives the process being killed; ``synchronous=NORMAL`` keeps the database consistent after a
-power cut (the last few commits may be lost then, never the file).
+power cut (the commits since the last checkpoint may be lost then, never the file). The WAL's
+checkpoints run on their own thread every second (:mod:`table_controller.daemon.checkpoint`),
+not inside a commit of the controller's loop.
 
 A write that fails (disk full, a reader holding a lock too long) never stops the table: the
 record stays queued in memory, the failure is logged once, and every later write and
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table_controller.daemon.checkpoint import CHECKPOINT_INTERVAL, Checkpointer
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.observations import (
     ButtonPressed,
@@ -153,8 +156,10 @@ def _stacks_json(stacks: Mapping[int, int]) -> str:
 class Journal:
     """One journal file. Thread-safe (one lock); writes come from the controller's loop."""
 
-    def __init__(self, db: sqlite3.Connection, *, path: str, readonly: bool) -> None:
+    def __init__(self, db: sqlite3.Connection, *, path: str, readonly: bool,
+                 checkpointer: Checkpointer | None = None) -> None:
         self._db = db
+        self.checkpointer = checkpointer  # the WAL's checkpoints, off the loop
         self.path = path
         self.readonly = readonly
         self._lock = threading.Lock()
@@ -168,9 +173,12 @@ class Journal:
 
     @classmethod
     def open(cls, path: str | Path, *, readonly: bool = False,
-             busy_timeout: float = 0.2) -> Journal:
+             busy_timeout: float = 0.2,
+             checkpoint_interval: float = CHECKPOINT_INTERVAL) -> Journal:
         """Open (creating it unless ``readonly``) the journal at ``path``. ``busy_timeout``:
-        seconds a write waits for a reader's lock before it is queued for a retry."""
+        seconds a write waits for a reader's lock before it is queued for a retry;
+        ``checkpoint_interval``: seconds between two checkpoints of the WAL (on their own
+        thread, :mod:`table_controller.daemon.checkpoint`)."""
         text = str(path)
         if readonly and not Path(text).exists():
             raise JournalError(f"no journal at {text}")
@@ -188,6 +196,7 @@ class Journal:
             if not readonly:
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
+                db.execute("PRAGMA wal_autocheckpoint = 0")  # the Checkpointer's job
                 db.executescript(_SCHEMA)
                 _add_body_column(db)
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
@@ -202,10 +211,14 @@ class Journal:
         except JournalError:
             db.close()
             raise
-        return cls(db, path=text, readonly=readonly)
+        return cls(db, path=text, readonly=readonly,
+                   checkpointer=None if readonly else Checkpointer(
+                       text, interval=checkpoint_interval))
 
     def close(self) -> None:
-        """Flush what is queued and close the file."""
+        """Flush what is queued and close the file (its last checkpoint with it)."""
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
         if not self.readonly:
             left = self.flush(force=True)
             if left:
