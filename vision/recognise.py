@@ -4,9 +4,12 @@ Each detected card is straightened to an upright picture of :data:`CANON` pixels
 come in the order of :func:`vision.detect.order_corners`, so the picture is upright or upside
 down, never mirrored).
 
-1. Face or back, and a short list of likely faces: the whole card, shrunk to a coarse grey
-   thumbnail, is correlated with the enrolled back and faces in both orientations. Backs and
-   faces differ everywhere, so this is decided with a wide margin.
+1. Face or back: the whole card, shrunk to a coarse grey thumbnail, is correlated with the
+   enrolled back and faces in both orientations, and its coarse colour picture (balanced by
+   the card's own colours, so the room's white balance does not count) is compared with
+   theirs; the two kinds of evidence are added (a fine lattice back seen small has lost its
+   pattern, not its colour). A face is then balanced so that its paper is the enrolled
+   paper's (a cool or warm light, a dim room undone) and short-listed by its thumbnail.
 2. Rank and suit from the corner index. At enrolment the index is found as the outermost band
    of columns of the top-left corner that differ between cards, and within it the first two
    bands of rows: the rank sign and the suit sign. Each sign is matched on its own (so the
@@ -29,6 +32,7 @@ best, so a defocused spade is compared with defocused spades and clubs, not with
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -169,6 +173,46 @@ def _ink_colours(cards: Image) -> Vector:
     return np.asarray(out, np.float32)
 
 
+_CELLS = (9, 12)
+"""The coarse colour picture of a card for face or back: columns, rows."""
+_COLOUR_WEIGHT = 1.0
+_COLOUR_FLOOR = 0.01
+"""Face or back: weight of the colour evidence (log of the distance ratio) against the
+thumbnail correlation's, and the distance under which two colour pictures are alike."""
+
+
+def _colour_cells(halves: Image, count: int) -> Vector:
+    """The coarse colour picture of each of ``count`` half-size cards stacked in ``halves``,
+    its outer three pixels left out (where a blurred card takes the cloth's colour): the log
+    of each cell's colour over the card's median colour, channel by channel (a white balance
+    or a dimmer light, a gain per channel, changes none of it), then the card's median colour
+    itself, its brightness left out (log chroma: a white balance moves it a little, a red or
+    blue back far from white paper). (count, cells * 3 + 3)."""
+    h = halves.shape[0] // count
+    m = 3
+    inner = np.ascontiguousarray(halves.reshape(count, h, -1, 3)[:, m:-m, m:-m])
+    median = np.median(inner[:, ::2, ::2].reshape(count, -1, 3).astype(np.float32),
+                       axis=1) + 4.0
+    small = cv2.resize(inner.reshape(-1, inner.shape[2], 3), (_CELLS[0], _CELLS[1] * count),
+                       interpolation=cv2.INTER_AREA).astype(np.float32)
+    cells = np.log((small.reshape(count, -1, 3) + 4.0) / median[:, None, :])
+    tint = np.log(median)
+    tint -= tint.mean(axis=1, keepdims=True)
+    # The tint weighs as much as all the cells together.
+    weight = math.sqrt(_CELLS[0] * _CELLS[1])
+    return np.asarray(np.hstack([cells.reshape(count, -1), weight * tint]), np.float32)
+
+
+def _distances(cells: Vector, templates: Vector) -> Vector:
+    """Mean squared difference per cell of each card's colour picture with each template's:
+    (cards, templates)."""
+    cross = _products(cells, templates)
+    own = np.einsum("ij,ij->i", cells, cells)
+    theirs = np.einsum("ij,ij->i", templates, templates)
+    d = own[:, None] + theirs[None, :] - 2.0 * cross
+    return np.asarray(np.maximum(d, 0.0) / (_CELLS[0] * _CELLS[1]), np.float32)
+
+
 def _runs(profile: Vector, threshold: float) -> list[tuple[int, int]]:
     """(start, end) of each run of values above ``threshold`` (end exclusive)."""
     above = np.concatenate([[False], profile > threshold, [False]])
@@ -250,7 +294,24 @@ class Recogniser:
         self._details = [np.stack(d) for d in details]
         # The ink colour of each face, one row per face (both orientations share it).
         self._inks = np.stack([_ink_colour(canon[label]) for label in self.labels])
+        # The deck's paper colour: what each card seen is brought back to before reading.
+        self._paper = np.median(np.stack([np.percentile(
+            v[3:-3:3, 3:-3:3].reshape(-1, 3), 90, axis=0) for v in canon.values()]),
+            axis=0).astype(np.float32) + 1.0
         self._back_thumbs = np.stack([_thumb(back), _thumb(cv2.rotate(back, cv2.ROTATE_180))])
+        # Coarse colour pictures for face or back: the back, and every face and joker design,
+        # both ways up.
+        half = (CANON[0] // 2, CANON[1] // 2)
+
+        def colours(pics: list[Image]) -> Vector:
+            both = [p for pic in pics for p in (pic, cv2.rotate(pic, cv2.ROTATE_180))]
+            halves = [cv2.resize(p, half, interpolation=cv2.INTER_AREA) for p in both]
+            return _colour_cells(np.vstack(halves), len(halves))
+
+        self._back_cells = colours([back])
+        self._face_cells = colours([canon[label] for label in self.labels] + [
+            np.asarray(cv2.resize(v, CANON, interpolation=cv2.INTER_AREA), np.uint8)
+            for v in deck.jokers.values()])
         # Jokers: thumbnails and details of every design in both orientations, per blur.
         jokers = [np.asarray(cv2.resize(v, CANON, interpolation=cv2.INTER_AREA), np.uint8)
                   for v in deck.jokers.values()]
@@ -267,6 +328,17 @@ class Recogniser:
         self._joker_thumbs = (np.stack(joker_thumbs) if jokers
                               else np.zeros((0, _THUMB[0] * _THUMB[1]), np.float32))
         self._joker_details = [np.stack(d) for d in joker_details] if jokers else []
+
+    def _balanced(self, stack: Image, count: int) -> Image:
+        """Each of ``count`` stacked cards with its colours scaled so that its paper is the
+        enrolled deck's: the room's white balance and brightness undone, card by card."""
+        f = stack.reshape(count, -1, stack.shape[1], 3)
+        some = f[:, 3:-3:3, 3:-3:3].reshape(count, -1, 3)
+        k = int(0.9 * (some.shape[1] - 1))
+        paper = np.partition(some, k, axis=1)[:, k].astype(np.float32) + 1.0
+        gain = np.clip(self._paper[None, :] / paper, 0.5, 4.0)
+        out = f.astype(np.float32) * gain[:, None, None, :]
+        return np.asarray(np.clip(out, 0, 255), np.uint8).reshape(stack.shape)
 
     def _joker_check(self, card: Image, face_scores: Vector, best_joker: float
                      ) -> Recognition | None:
@@ -301,27 +373,64 @@ class Recogniser:
         matrix products for all of them rather than card by card."""
         if not cards:
             return []
-        return self._classify_stack(np.vstack(cards), len(cards))
+        stack = np.vstack(cards)
+        halves = cv2.resize(stack, (CANON[0] // 2, CANON[1] // 2 * len(cards)),
+                            interpolation=cv2.INTER_AREA)
+        backs, evidence, back_scores = self._backs(halves, len(cards))
+        out: list[Recognition | None] = [None] * len(cards)
+        faces = []
+        for i in range(len(cards)):
+            if backs[i]:
+                out[i] = Recognition(BACK, float(back_scores[i]), float(evidence[i]))
+            else:
+                faces.append(i)
+        if faces:
+            read = self._classify_stack(np.vstack([cards[i] for i in faces]), len(faces))
+            for i, rec in zip(faces, read, strict=True):
+                out[i] = rec
+        return [r for r in out if r is not None]
+
+    def _backs(self, halves: Image, count: int) -> tuple[Vector, Vector, Vector]:
+        """Face or back of ``count`` half-size cards stacked in ``halves``: whether each is a
+        back, the evidence for it (above 0: back), and its likeness to the back (thumbnail
+        correlation, the reading's score for a back).
+
+        Two kinds of evidence are added. The grey thumbnail's correlation with the back's
+        against the best face's or joker's tells shapes apart. The coarse colour picture
+        (:func:`_colour_cells`) is nearer the back's than any face's, on a log scale: a fine
+        lattice back blurs or aliases into a plain tint at a small size, where the thumbnail
+        correlates with nothing, but its colour against the faces' paper still says back.
+        Both pictures are balanced by the card's own colours, so the room's white balance
+        and brightness do not count."""
+        grey = cv2.cvtColor(halves, cv2.COLOR_BGR2GRAY)
+        thumbs = _shrunk_units(grey, count, _THUMB)
+        back_scores = _products(thumbs, self._back_thumbs).max(axis=1)
+        rivals = _products(thumbs, self._face_thumbs).max(axis=1)
+        if self.has_jokers:
+            rivals = np.maximum(rivals, _products(thumbs, self._joker_thumbs).max(axis=1))
+        cells = _colour_cells(halves, count)
+        near_back = _distances(cells, self._back_cells).min(axis=1)
+        near_face = _distances(cells, self._face_cells).min(axis=1)
+        evidence = (back_scores - rivals) + _COLOUR_WEIGHT * np.log(
+            (near_face + _COLOUR_FLOOR) / (near_back + _COLOUR_FLOOR))
+        return evidence >= 0, np.asarray(evidence, np.float32), back_scores
 
     def _classify_stack(self, stack: Image, count: int) -> list[Recognition]:
-        """:meth:`classify_cards` of ``count`` cards stacked top to bottom in ``stack``."""
+        """Rank and suit (or joker) of ``count`` face-up cards stacked top to bottom in
+        ``stack`` (face or back already decided)."""
+        stack = self._balanced(stack, count)
         cards = np.split(stack, count)
         grey = cv2.cvtColor(stack, cv2.COLOR_BGR2GRAY)
         thumbs = _shrunk_units(grey, count, _THUMB)
         details = _shrunk_units(grey, count, _DETAIL)
         face_scores = _products(thumbs, self._face_thumbs)
-        back_scores = _products(thumbs, self._back_thumbs).max(axis=1)
         best_faces = face_scores.max(axis=1)
         best_jokers = (_products(thumbs, self._joker_thumbs).max(axis=1) if self.has_jokers
                        else np.full(len(cards), -1.0, np.float32))
         out: list[Recognition | None] = [None] * len(cards)
         to_read: list[int] = []
         for i, card in enumerate(cards):
-            back_score, best_face = float(back_scores[i]), float(best_faces[i])
-            best_joker = float(best_jokers[i])
-            if back_score >= max(best_face, best_joker):
-                out[i] = Recognition(BACK, back_score, back_score - max(best_face, best_joker))
-                continue
+            best_face, best_joker = float(best_faces[i]), float(best_jokers[i])
             if self.has_jokers and best_joker >= best_face - _JOKER_SLACK:
                 out[i] = self._joker_check(card, face_scores[i], best_joker)
                 if out[i] is not None:
@@ -442,19 +551,12 @@ class Recogniser:
         if not quads:
             return []
         half = (CANON[0] // 2, CANON[1] // 2)
-        halves = cv2.cvtColor(warp_cards(frame, quads, half), cv2.COLOR_BGR2GRAY)
-        thumbs = _shrunk_units(halves, len(quads), _THUMB)
-        back_scores = _products(thumbs, self._back_thumbs).max(axis=1)
-        best_faces = _products(thumbs, self._face_thumbs).max(axis=1)
-        best_jokers = (_products(thumbs, self._joker_thumbs).max(axis=1) if self.has_jokers
-                       else np.full(len(quads), -1.0, np.float32))
+        backs, evidence, back_scores = self._backs(warp_cards(frame, quads, half), len(quads))
         out: list[Recognition | None] = [None] * len(quads)
         faces: list[int] = []
         for i in range(len(quads)):
-            back_score = float(back_scores[i])
-            rival = max(float(best_faces[i]), float(best_jokers[i]))
-            if back_score >= rival:
-                out[i] = Recognition(BACK, back_score, back_score - rival)
+            if backs[i]:
+                out[i] = Recognition(BACK, float(back_scores[i]), float(evidence[i]))
             else:
                 faces.append(i)
         read = self._classify_stack(warp_cards(frame, [quads[i] for i in faces], CANON),
