@@ -41,7 +41,8 @@ def _lit(card: np.ndarray, gains: tuple[float, float, float], rng: np.random.Gen
     """A straightened card under a light of these channel gains (B, G, R), a little blurred,
     with sensor noise and JPEG, as a camera gives it."""
     f = card.astype(np.float32) * np.array(gains, np.float32)
-    f = cv2.GaussianBlur(f, (0, 0), 0.7) + rng.normal(0, 3, f.shape).astype(np.float32)
+    f = np.asarray(cv2.GaussianBlur(f, (0, 0), 0.7), np.float32) + rng.normal(
+        0, 3, f.shape).astype(np.float32)
     return render.jpeg(np.asarray(np.clip(f, 0, 255), np.uint8), 80)
 
 
