@@ -49,7 +49,7 @@ _SHIFT = 2
 _SHORTLIST = 4
 _BODY_WEIGHT = 0.5
 _DETAIL = (36, 50)
-_DETAIL_WEIGHT = 1.0
+_DETAIL_WEIGHT = 8.0
 _BLURS = (0.0, 0.9, 1.5)
 _PART_WEIGHTS = (1.0, 1.0)  # rank sign, suit sign
 _JOKER_SLACK = 0.25
@@ -140,37 +140,52 @@ _INK_WEIGHT = 6.0
 """Weight of the index ink's colour (red against black, in the card's own white balance)."""
 
 
-def _ink_colour(card: Image) -> Vector:
-    """The colour of the card's ink, as chroma relative to the card's own paper: each channel
-    divided by the paper's (the brightest tenth of the card), so a cool or warm light, or a dim
-    room, leaves red ink red and black ink black. The whole face is used, not only the index:
-    in a dim, noisy frame a small index's colour is washed out, the pips' is not. (3,)
-    float32."""
-    f = card[3:-3, 3:-3].astype(np.float32)
-    paper = np.percentile(f[::2, ::2].reshape(-1, 3), 90, axis=0) + 1.0
-    pixels = f.reshape(-1, 3) / paper
-    level = pixels.mean(axis=1)
-    ink = pixels[level < 0.7]
-    if len(ink) < 3:
-        return np.zeros(3, np.float32)
-    mean = ink.mean(axis=0)
-    return np.asarray(mean - mean.mean(), np.float32)
-
-
-def _ink_colours(cards: Image) -> Vector:
-    """:func:`_ink_colour` of a stack of cards (N, H, W, 3) at once: (N, 3)."""
-    f = cards[:, 3:-3, 3:-3].astype(np.float32)
+def _relative(cards: Image) -> Vector:
+    """Each pixel of a stack of cards (N, H, W, 3), every other row and column, as a
+    fraction of its card's paper (the brightest tenth, channel by channel): (N, P, 3)."""
+    f = cards[:, ::2, ::2].astype(np.float32)
     n = len(f)
-    some = f[:, ::3, ::3].reshape(n, -1, 3)
+    some = f[:, 1:-1:2, 1:-1:2].reshape(n, -1, 3)
     k = int(0.9 * (some.shape[1] - 1))
     paper = np.partition(some, k, axis=1)[:, k] + 1.0  # (n, 3)
-    pixels = f.reshape(n, -1, 3) / paper[:, None, :]
-    ink = pixels.mean(axis=2) < 0.7  # (n, P)
-    count = ink.sum(axis=1)
-    mean = np.einsum("np,npc->nc", ink.astype(np.float32), pixels) / np.maximum(count, 1)[:, None]
-    out = mean - mean.mean(axis=1, keepdims=True)
-    out[count < 3] = 0.0
-    return np.asarray(out, np.float32)
+    return np.asarray(f.reshape(n, -1, 3) / paper[:, None, :], np.float32)
+
+
+def _ink_mask(card: Image, index: Box) -> Vector:
+    """Where ``card`` (a template, upright at CANON) has the ink of its suit's colour, on the
+    grid of :func:`_relative`, as weights summing to 1: the pixels darker than 70% of the
+    paper whose colour is the index's (the index is in the suit's colour; a court card's
+    coloured panel is not). Both ways up, so the seen card's orientation does not matter."""
+    rel = _relative(np.stack([card, cv2.rotate(card, cv2.ROTATE_180)]))
+    level = rel.mean(axis=2)
+    chroma = rel - level[:, :, None]
+    h, w = card.shape[0] // 2 + card.shape[0] % 2, card.shape[1] // 2 + card.shape[1] % 2
+    x0, y0, x1, y1 = (v // 2 for v in index)
+    in_box = np.zeros((h, w), bool)
+    in_box[y0:y1 + 1, x0:x1 + 1] = True
+    ink = level < 0.7
+    sign = ink[0] & in_box.ravel()
+    suit = chroma[0][sign].mean(axis=0) if sign.any() else np.zeros(3, np.float32)
+    tol = 0.4 * float(np.linalg.norm(suit)) + 0.08
+    near = ink & (np.linalg.norm(chroma - suit, axis=2) < tol)
+    mask = (near[0] | near[1]).astype(np.float32)
+    if mask.sum() < 3:
+        mask = (ink[0] | ink[1]).astype(np.float32)
+    return np.asarray(mask / max(float(mask.sum()), 1.0), np.float32)
+
+
+def _ink_colours(rel: Vector, masks: Vector) -> Vector:
+    """The ink colour of each card (``rel``: :func:`_relative`, (N, P, 3)) where each of its
+    candidates has its suit-coloured ink (``masks``: (N, K, P)): the mean chroma there, each
+    channel a fraction of the card's paper, so a white balance or a dim room leaves red ink
+    red and black ink black. Each pixel counts by its darkness: where blur or JPEG has mixed
+    the ink with the paper, the paper's colour has bled into it. (N, K, 3)."""
+    level = rel.mean(axis=2, keepdims=True)
+    dark = np.clip(1.0 - level[:, :, 0], 0.0, 1.0)  # (N, P)
+    weights = masks * (dark * dark)[:, None, :]
+    weights /= np.maximum(weights.sum(axis=2, keepdims=True), 1e-6)
+    chroma = rel - level
+    return np.asarray(np.matmul(weights, chroma), np.float32)
 
 
 _CELLS = (9, 12)
@@ -293,7 +308,11 @@ class Recogniser:
                                for k in range(len(self.parts))]
         self._details = [np.stack(d) for d in details]
         # The ink colour of each face, one row per face (both orientations share it).
-        self._inks = np.stack([_ink_colour(canon[label]) for label in self.labels])
+        # Where each face has the ink of its suit's colour, and that ink's colour.
+        self._ink_masks = np.stack([_ink_mask(canon[label], self.box)
+                                    for label in self.labels])
+        rel = _relative(np.stack([canon[label] for label in self.labels]))
+        self._inks = _ink_colours(rel, self._ink_masks[:, None, :])[:, 0]
         # The deck's paper colour: what each card seen is brought back to before reading.
         self._paper = np.median(np.stack([np.percentile(
             v[3:-3:3, 3:-3:3].reshape(-1, 3), 90, axis=0) for v in canon.values()]),
@@ -487,8 +506,8 @@ class Recogniser:
         # Red ink is not black ink whatever the shapes say (small indices, blur, odd light).
         # Blur and JPEG wash a small index's colour out: a template's ink colour is matched at
         # 30% to 100% of its strength.
-        inks = _ink_colours(np.stack(cards))[:, None, :]
         ref = self._inks[short]  # (cards, short list, 3)
+        inks = _ink_colours(_relative(np.stack(cards)), self._ink_masks[short])
         power = np.einsum("ijk,ijk->ij", ref, ref) + 1e-6
         alpha = np.clip(np.einsum("ijk,ijk->ij", ref, np.broadcast_to(inks, ref.shape)) / power,
                         0.3, 1.0)
