@@ -52,6 +52,18 @@ looks like a card: its back or face match scores at least this (a true card's me
 for a back and 1.6 for a face; a rectangle on a hand or between two cards scores about 0)."""
 
 
+_PEELED_BACK_EVIDENCE = 1.0
+"""... or, for a back, its evidence of being the back (:attr:`Recognition.margin`: shape and
+colour together) at least this: a back seen small or blurred has lost its pattern, and its
+thumbnail correlates with nothing, but its colour still says back."""
+
+
+def _looks_like_a_card(label: str, score: float, margin: float) -> bool:
+    if label == "back":
+        return score >= _PEELED_BACK or margin >= _PEELED_BACK_EVIDENCE
+    return score >= _PEELED_FACE
+
+
 _PEELED_TEXTURE = 0.09
 """A card found inside a blob must show some pattern: the spread of its grey levels at least
 this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
@@ -183,7 +195,7 @@ class FrameAnalyser:
                                                            strict=True)):
             assert reading is not None
             label, score, margin = reading
-            if peeled[k] and score < (_PEELED_BACK if label == "back" else _PEELED_FACE):
+            if peeled[k] and not _looks_like_a_card(label, score, margin):
                 continue  # an outline inferred inside a blob that looks like no card
             if seen_look is not None:
                 memory.append(_Memory(quad, seen_look, label, score, margin))
