@@ -18,7 +18,7 @@ from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, check_frame, detect_cards
 from vision.empty_table import SCALE, EmptyTable
 from vision.layout import TableLayout
-from vision.recognise import Labelled, Recogniser
+from vision.recognise import Labelled, Recogniser, hidden_mask
 from vision.table_detect import detect_on_table
 from vision.templates import warp_cards
 
@@ -67,6 +67,24 @@ def _looks_like_a_card(label: str, score: float, margin: float) -> bool:
 _PEELED_TEXTURE = 0.09
 """A card found inside a blob must show some pattern: the spread of its grey levels at least
 this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
+
+
+def _covers(quads: list[Vector], peeled: list[bool]) -> list[Image | None]:
+    """For each card peeled out of a blob of several, the part of it that the cards found
+    before it in that blob hide (None for a card that lies alone). A blob is peeled top card
+    first: the card lying on top shows its whole outline and is taken first, the cards under
+    it come after (:func:`vision.table_detect.detect_on_table`)."""
+    out: list[Image | None] = [None] * len(quads)
+    outlines = [np.asarray(q, np.float32).reshape(-1, 1, 2) for q in quads]
+    for i, quad in enumerate(quads):
+        if not peeled[i]:
+            continue
+        area = abs(float(cv2.contourArea(outlines[i])))
+        above = [quads[j] for j in range(i) if peeled[j] and cv2.intersectConvexConvex(
+            outlines[j], outlines[i])[0] > 0.02 * area]
+        if above:
+            out[i] = hidden_mask(quad, above)
+    return out
 
 
 def _textured(frame: Image, quads: list[Vector], peeled: list[bool]
@@ -185,8 +203,9 @@ class FrameAnalyser:
                     readings[i] = (known.label, known.score, known.margin)
         # The cards not remembered are read together (one batch of matrix products).
         fresh = [i for i, r in enumerate(readings) if r is None]
-        for i, rec in zip(fresh, self.recogniser.classify_many(frame, [quads[i] for i in fresh]),
-                          strict=True):
+        hidden = _covers(quads, peeled)
+        for i, rec in zip(fresh, self.recogniser.classify_many(
+                frame, [quads[i] for i in fresh], [hidden[i] for i in fresh]), strict=True):
             readings[i] = (rec.label, rec.score, rec.margin)
         self.read_count += len(fresh)
         out = []

@@ -33,6 +33,7 @@ best, so a defocused spade is compared with defocused spades and clubs, not with
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -226,6 +227,35 @@ def _distances(cells: Vector, templates: Vector) -> Vector:
     theirs = np.einsum("ij,ij->i", templates, templates)
     d = own[:, None] + theirs[None, :] - 2.0 * cross
     return np.asarray(np.maximum(d, 0.0) / (_CELLS[0] * _CELLS[1]), np.float32)
+
+
+def hidden_mask(quad: Vector, covers: Sequence[Vector]) -> Image:
+    """Which pixels of the card inside ``quad`` (ordered corners, frame pixels) the outlines
+    ``covers`` (frame pixels: cards or anything else lying over it) hide, as a CANON-sized
+    picture of the straightened card (1: hidden)."""
+    w, h = CANON
+    to_card = cv2.getPerspectiveTransform(
+        np.asarray(quad, np.float32).reshape(4, 2),
+        np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32))
+    mask = np.zeros((h, w), np.uint8)
+    for cover in covers:
+        pts = cv2.perspectiveTransform(np.asarray(cover, np.float32).reshape(-1, 1, 2),
+                                       to_card).reshape(-1, 2)
+        cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 1)
+    return mask
+
+
+def _masked_scores(seen: Vector, templates: Vector, visible: Vector) -> Vector:
+    """Normalised correlation of ``seen`` (P,) with each row of ``templates`` (K, P) over the
+    ``visible`` pixels only (a normalised correlation is unchanged by the templates being
+    unit vectors over all pixels: each is centred and scaled again over the visible ones)."""
+    x = _unit(seen[visible])
+    t = _units(templates[:, visible])
+    return np.asarray(t @ x, np.float32)
+
+
+_HIDDEN_CORNER = 0.3
+"""An index corner more hidden than this (by a card lying over it) is not read."""
 
 
 def _runs(profile: Vector, threshold: float) -> list[tuple[int, int]]:
@@ -434,15 +464,28 @@ class Recogniser:
             (near_face + _COLOUR_FLOOR) / (near_back + _COLOUR_FLOOR))
         return evidence >= 0, np.asarray(evidence, np.float32), back_scores
 
-    def _classify_stack(self, stack: Image, count: int) -> list[Recognition]:
+    def _classify_stack(self, stack: Image, count: int,
+                        hidden: Sequence[Image | None] | None = None) -> list[Recognition]:
         """Rank and suit (or joker) of ``count`` face-up cards stacked top to bottom in
-        ``stack`` (face or back already decided)."""
+        ``stack`` (face or back already decided; ``hidden``: as for :meth:`classify_many`)."""
         stack = self._balanced(stack, count)
         cards = np.split(stack, count)
         grey = cv2.cvtColor(stack, cv2.COLOR_BGR2GRAY)
         thumbs = _shrunk_units(grey, count, _THUMB)
         details = _shrunk_units(grey, count, _DETAIL)
         face_scores = _products(thumbs, self._face_thumbs)
+        masks: list[Image | None] = [None] * count
+        for i, given in enumerate(hidden or []):
+            if given is not None and given.any():
+                masks[i] = np.asarray(given, np.uint8)
+        for i, mask in enumerate(masks):
+            if mask is not None:  # the thumbnail likeness from what is in view
+                small = cv2.resize(grey[i * CANON[1]:(i + 1) * CANON[1]], _THUMB,
+                                   interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+                seen = cv2.resize(1.0 - mask.astype(np.float32), _THUMB,
+                                  interpolation=cv2.INTER_AREA).ravel() > 0.5
+                if int(seen.sum()) >= 20:
+                    face_scores[i] = _masked_scores(small, self._face_thumbs, seen)
         best_faces = face_scores.max(axis=1)
         best_jokers = (_products(thumbs, self._joker_thumbs).max(axis=1) if self.has_jokers
                        else np.full(len(cards), -1.0, np.float32))
@@ -457,16 +500,19 @@ class Recogniser:
             to_read.append(i)
         if to_read:
             read = self._read_indices([cards[i] for i in to_read], face_scores[to_read],
-                                      details[to_read])
+                                      details[to_read], [masks[i] for i in to_read],
+                                      [grey[i * CANON[1]:(i + 1) * CANON[1]] for i in to_read])
             for i, rec in zip(to_read, read, strict=True):
                 out[i] = rec
         return [r for r in out if r is not None]
 
-    def _read_indices(self, cards: list[Image], face_scores: Vector, seen_details: Vector
+    def _read_indices(self, cards: list[Image], face_scores: Vector, seen_details: Vector,
+                      masks: Sequence[Image | None], greys: Sequence[Image]
                       ) -> list[Recognition]:
         """Rank and suit of face-up cards from their index corners, among each card's short
         list of faces by whole-card likeness (``face_scores``: thumbnail scores, one row per
-        card; ``seen_details``: the cards' detail vectors)."""
+        card; ``seen_details``: the cards' detail vectors; ``masks``: each card's hidden part
+        or None; ``greys``: the cards in grey, for a likeness of the part in view)."""
         count = len(cards)
         every = np.arange(count)[:, None]
         # The two index corners (top-left, and bottom-right turned half a turn), with room for
@@ -493,6 +539,26 @@ class Recogniser:
         # How blurred is each card? The blur level whose details fit its short list best.
         fits = np.stack([np.einsum("mkd,md->mk", d[rows], seen_details)
                          for d in self._details])  # (blurs, cards, short list)
+        x0, y0, x1, y1 = self.box
+        # A hidden card's details are compared on the part in view; an index corner that is
+        # hidden is not read (weights of the top-left and bottom-right corners).
+        corner_use = np.ones((count, 2), np.float32)
+        for i, mask in enumerate(masks):
+            if mask is None:
+                continue
+            small = cv2.resize(greys[i], _DETAIL, interpolation=cv2.INTER_AREA).astype(
+                np.float32).ravel()
+            seen = cv2.resize(1.0 - mask.astype(np.float32), _DETAIL,
+                              interpolation=cv2.INTER_AREA).ravel() > 0.5
+            if int(seen.sum()) >= 50:
+                for level, d in enumerate(self._details):
+                    fits[level, i] = _masked_scores(small, d[rows[i]], seen)
+            top_left = float(mask[y0:y1, x0:x1].mean())
+            bottom_right = float(mask[::-1, ::-1][y0:y1, x0:x1].mean())
+            if top_left > _HIDDEN_CORNER and bottom_right <= _HIDDEN_CORNER:
+                corner_use[i] = (0.0, 1.0)
+            elif bottom_right > _HIDDEN_CORNER and top_left <= _HIDDEN_CORNER:
+                corner_use[i] = (1.0, 0.0)
         blur = np.argmax(fits.max(axis=2), axis=0)
         detail = fits[blur, np.arange(count)]
         scores = _BODY_WEIGHT * face_scores[every, rows] + _DETAIL_WEIGHT * detail
@@ -501,13 +567,19 @@ class Recogniser:
             a = self._match(prepared, templates[blur[:, None], rows], part)
             b = self._match(turned, templates[blur[:, None], others], part)
             weight = _PART_WEIGHTS[min(k, len(_PART_WEIGHTS) - 1)]
-            scores = scores + weight * (np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6)
+            both = np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6
+            one = np.where(corner_use[:, :1] > 0, a, b)
+            scores = scores + weight * np.where((corner_use.min(axis=1) > 0)[:, None], both, one)
         per_short = scores.reshape(count, -1, 2).max(axis=2)
         # Red ink is not black ink whatever the shapes say (small indices, blur, odd light).
         # Blur and JPEG wash a small index's colour out: a template's ink colour is matched at
         # 30% to 100% of its strength.
         ref = self._inks[short]  # (cards, short list, 3)
-        inks = _ink_colours(_relative(np.stack(cards)), self._ink_masks[short])
+        in_view = np.ones((count, 1, self._ink_masks.shape[1]), np.float32)
+        for i, mask in enumerate(masks):
+            if mask is not None:
+                in_view[i, 0] = 1.0 - mask[::2, ::2].ravel()
+        inks = _ink_colours(_relative(np.stack(cards)), self._ink_masks[short] * in_view)
         power = np.einsum("ijk,ijk->ij", ref, ref) + 1e-6
         alpha = np.clip(np.einsum("ijk,ijk->ij", ref, np.broadcast_to(inks, ref.shape)) / power,
                         0.3, 1.0)
@@ -562,9 +634,13 @@ class Recogniser:
         """Classify the card whose corners (ordered, frame pixels) are ``quad``."""
         return self.classify_many(frame, [quad])[0]
 
-    def classify_many(self, frame: Image, quads: list[Vector]) -> list[Recognition]:
+    def classify_many(self, frame: Image, quads: list[Vector],
+                      hidden: Sequence[Image | None] | None = None) -> list[Recognition]:
         """Classify the cards whose corners (ordered, frame pixels) are ``quads``.
 
+        ``hidden``: for each card, None or the part of it something lies over
+        (:func:`hidden_mask`); that part is not evidence: the whole-card likeness and the ink
+        are taken from the rest, and a hidden index corner is not read (the other one is).
         Face or back is decided first on a half-size straightening (a quarter of the pixels);
         only faces are straightened at full size to read their index."""
         if not quads:
@@ -578,8 +654,9 @@ class Recogniser:
                 out[i] = Recognition(BACK, float(back_scores[i]), float(evidence[i]))
             else:
                 faces.append(i)
+        masks = [hidden[i] if hidden is not None else None for i in faces]
         read = self._classify_stack(warp_cards(frame, [quads[i] for i in faces], CANON),
-                                    len(faces)) if faces else []
+                                    len(faces), masks) if faces else []
         for i, rec in zip(faces, read, strict=True):
             out[i] = rec
         return [r for r in out if r is not None]
