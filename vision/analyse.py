@@ -18,7 +18,7 @@ from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, check_frame, detect_cards
 from vision.empty_table import SCALE, EmptyTable
 from vision.layout import TableLayout
-from vision.recognise import Labelled, Recogniser
+from vision.recognise import Labelled, Recogniser, hidden_mask
 from vision.table_detect import detect_on_table
 from vision.templates import warp_cards
 
@@ -52,9 +52,39 @@ looks like a card: its back or face match scores at least this (a true card's me
 for a back and 1.6 for a face; a rectangle on a hand or between two cards scores about 0)."""
 
 
+_PEELED_BACK_EVIDENCE = 1.0
+"""... or, for a back, its evidence of being the back (:attr:`Recognition.margin`: shape and
+colour together) at least this: a back seen small or blurred has lost its pattern, and its
+thumbnail correlates with nothing, but its colour still says back."""
+
+
+def _looks_like_a_card(label: str, score: float, margin: float) -> bool:
+    if label == "back":
+        return score >= _PEELED_BACK or margin >= _PEELED_BACK_EVIDENCE
+    return score >= _PEELED_FACE
+
+
 _PEELED_TEXTURE = 0.09
 """A card found inside a blob must show some pattern: the spread of its grey levels at least
 this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
+
+
+def _covers(quads: list[Vector], peeled: list[bool]) -> list[Image | None]:
+    """For each card peeled out of a blob of several, the part of it that the cards found
+    before it in that blob hide (None for a card that lies alone). A blob is peeled top card
+    first: the card lying on top shows its whole outline and is taken first, the cards under
+    it come after (:func:`vision.table_detect.detect_on_table`)."""
+    out: list[Image | None] = [None] * len(quads)
+    outlines = [np.asarray(q, np.float32).reshape(-1, 1, 2) for q in quads]
+    for i, quad in enumerate(quads):
+        if not peeled[i]:
+            continue
+        area = abs(float(cv2.contourArea(outlines[i])))
+        above = [quads[j] for j in range(i) if peeled[j] and cv2.intersectConvexConvex(
+            outlines[j], outlines[i])[0] > 0.02 * area]
+        if above:
+            out[i] = hidden_mask(quad, above)
+    return out
 
 
 def _textured(frame: Image, quads: list[Vector], peeled: list[bool]
@@ -173,8 +203,9 @@ class FrameAnalyser:
                     readings[i] = (known.label, known.score, known.margin)
         # The cards not remembered are read together (one batch of matrix products).
         fresh = [i for i, r in enumerate(readings) if r is None]
-        for i, rec in zip(fresh, self.recogniser.classify_many(frame, [quads[i] for i in fresh]),
-                          strict=True):
+        hidden = _covers(quads, peeled)
+        for i, rec in zip(fresh, self.recogniser.classify_many(
+                frame, [quads[i] for i in fresh], [hidden[i] for i in fresh]), strict=True):
             readings[i] = (rec.label, rec.score, rec.margin)
         self.read_count += len(fresh)
         out = []
@@ -183,7 +214,7 @@ class FrameAnalyser:
                                                            strict=True)):
             assert reading is not None
             label, score, margin = reading
-            if peeled[k] and score < (_PEELED_BACK if label == "back" else _PEELED_FACE):
+            if peeled[k] and not _looks_like_a_card(label, score, margin):
                 continue  # an outline inferred inside a blob that looks like no card
             if seen_look is not None:
                 memory.append(_Memory(quad, seen_look, label, score, margin))

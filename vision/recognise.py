@@ -4,9 +4,12 @@ Each detected card is straightened to an upright picture of :data:`CANON` pixels
 come in the order of :func:`vision.detect.order_corners`, so the picture is upright or upside
 down, never mirrored).
 
-1. Face or back, and a short list of likely faces: the whole card, shrunk to a coarse grey
-   thumbnail, is correlated with the enrolled back and faces in both orientations. Backs and
-   faces differ everywhere, so this is decided with a wide margin.
+1. Face or back: the whole card, shrunk to a coarse grey thumbnail, is correlated with the
+   enrolled back and faces in both orientations, and its coarse colour picture (balanced by
+   the card's own colours, so the room's white balance does not count) is compared with
+   theirs; the two kinds of evidence are added (a fine lattice back seen small has lost its
+   pattern, not its colour). A face is then balanced so that its paper is the enrolled
+   paper's (a cool or warm light, a dim room undone) and short-listed by its thumbnail.
 2. Rank and suit from the corner index. At enrolment the index is found as the outermost band
    of columns of the top-left corner that differ between cards, and within it the first two
    bands of rows: the rank sign and the suit sign. Each sign is matched on its own (so the
@@ -29,6 +32,8 @@ best, so a defocused spade is compared with defocused spades and clubs, not with
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -45,7 +50,7 @@ _SHIFT = 2
 _SHORTLIST = 4
 _BODY_WEIGHT = 0.5
 _DETAIL = (36, 50)
-_DETAIL_WEIGHT = 1.0
+_DETAIL_WEIGHT = 8.0
 _BLURS = (0.0, 0.9, 1.5)
 _PART_WEIGHTS = (1.0, 1.0)  # rank sign, suit sign
 _JOKER_SLACK = 0.25
@@ -136,37 +141,121 @@ _INK_WEIGHT = 6.0
 """Weight of the index ink's colour (red against black, in the card's own white balance)."""
 
 
-def _ink_colour(card: Image) -> Vector:
-    """The colour of the card's ink, as chroma relative to the card's own paper: each channel
-    divided by the paper's (the brightest tenth of the card), so a cool or warm light, or a dim
-    room, leaves red ink red and black ink black. The whole face is used, not only the index:
-    in a dim, noisy frame a small index's colour is washed out, the pips' is not. (3,)
-    float32."""
-    f = card[3:-3, 3:-3].astype(np.float32)
-    paper = np.percentile(f[::2, ::2].reshape(-1, 3), 90, axis=0) + 1.0
-    pixels = f.reshape(-1, 3) / paper
-    level = pixels.mean(axis=1)
-    ink = pixels[level < 0.7]
-    if len(ink) < 3:
-        return np.zeros(3, np.float32)
-    mean = ink.mean(axis=0)
-    return np.asarray(mean - mean.mean(), np.float32)
-
-
-def _ink_colours(cards: Image) -> Vector:
-    """:func:`_ink_colour` of a stack of cards (N, H, W, 3) at once: (N, 3)."""
-    f = cards[:, 3:-3, 3:-3].astype(np.float32)
+def _relative(cards: Image) -> Vector:
+    """Each pixel of a stack of cards (N, H, W, 3), every other row and column, as a
+    fraction of its card's paper (the brightest tenth, channel by channel): (N, P, 3)."""
+    f = cards[:, ::2, ::2].astype(np.float32)
     n = len(f)
-    some = f[:, ::3, ::3].reshape(n, -1, 3)
+    some = f[:, 1:-1:2, 1:-1:2].reshape(n, -1, 3)
     k = int(0.9 * (some.shape[1] - 1))
     paper = np.partition(some, k, axis=1)[:, k] + 1.0  # (n, 3)
-    pixels = f.reshape(n, -1, 3) / paper[:, None, :]
-    ink = pixels.mean(axis=2) < 0.7  # (n, P)
-    count = ink.sum(axis=1)
-    mean = np.einsum("np,npc->nc", ink.astype(np.float32), pixels) / np.maximum(count, 1)[:, None]
-    out = mean - mean.mean(axis=1, keepdims=True)
-    out[count < 3] = 0.0
-    return np.asarray(out, np.float32)
+    return np.asarray(f.reshape(n, -1, 3) / paper[:, None, :], np.float32)
+
+
+def _ink_mask(card: Image, index: Box) -> Vector:
+    """Where ``card`` (a template, upright at CANON) has the ink of its suit's colour, on the
+    grid of :func:`_relative`, as weights summing to 1: the pixels darker than 70% of the
+    paper whose colour is the index's (the index is in the suit's colour; a court card's
+    coloured panel is not). Both ways up, so the seen card's orientation does not matter."""
+    rel = _relative(np.stack([card, cv2.rotate(card, cv2.ROTATE_180)]))
+    level = rel.mean(axis=2)
+    chroma = rel - level[:, :, None]
+    h, w = card.shape[0] // 2 + card.shape[0] % 2, card.shape[1] // 2 + card.shape[1] % 2
+    x0, y0, x1, y1 = (v // 2 for v in index)
+    in_box = np.zeros((h, w), bool)
+    in_box[y0:y1 + 1, x0:x1 + 1] = True
+    ink = level < 0.7
+    sign = ink[0] & in_box.ravel()
+    suit = chroma[0][sign].mean(axis=0) if sign.any() else np.zeros(3, np.float32)
+    tol = 0.4 * float(np.linalg.norm(suit)) + 0.08
+    near = ink & (np.linalg.norm(chroma - suit, axis=2) < tol)
+    mask = (near[0] | near[1]).astype(np.float32)
+    if mask.sum() < 3:
+        mask = (ink[0] | ink[1]).astype(np.float32)
+    return np.asarray(mask / max(float(mask.sum()), 1.0), np.float32)
+
+
+def _ink_colours(rel: Vector, masks: Vector) -> Vector:
+    """The ink colour of each card (``rel``: :func:`_relative`, (N, P, 3)) where each of its
+    candidates has its suit-coloured ink (``masks``: (N, K, P)): the mean chroma there, each
+    channel a fraction of the card's paper, so a white balance or a dim room leaves red ink
+    red and black ink black. Each pixel counts by its darkness: where blur or JPEG has mixed
+    the ink with the paper, the paper's colour has bled into it. (N, K, 3)."""
+    level = rel.mean(axis=2, keepdims=True)
+    dark = np.clip(1.0 - level[:, :, 0], 0.0, 1.0)  # (N, P)
+    weights = masks * (dark * dark)[:, None, :]
+    weights /= np.maximum(weights.sum(axis=2, keepdims=True), 1e-6)
+    chroma = rel - level
+    return np.asarray(np.matmul(weights, chroma), np.float32)
+
+
+_CELLS = (9, 12)
+"""The coarse colour picture of a card for face or back: columns, rows."""
+_COLOUR_WEIGHT = 1.0
+_COLOUR_FLOOR = 0.01
+"""Face or back: weight of the colour evidence (log of the distance ratio) against the
+thumbnail correlation's, and the distance under which two colour pictures are alike."""
+
+
+def _colour_cells(halves: Image, count: int) -> Vector:
+    """The coarse colour picture of each of ``count`` half-size cards stacked in ``halves``,
+    its outer three pixels left out (where a blurred card takes the cloth's colour): the log
+    of each cell's colour over the card's median colour, channel by channel (a white balance
+    or a dimmer light, a gain per channel, changes none of it), then the card's median colour
+    itself, its brightness left out (log chroma: a white balance moves it a little, a red or
+    blue back far from white paper). (count, cells * 3 + 3)."""
+    h = halves.shape[0] // count
+    m = 3
+    inner = np.ascontiguousarray(halves.reshape(count, h, -1, 3)[:, m:-m, m:-m])
+    median = np.median(inner[:, ::2, ::2].reshape(count, -1, 3).astype(np.float32),
+                       axis=1) + 4.0
+    small = cv2.resize(inner.reshape(-1, inner.shape[2], 3), (_CELLS[0], _CELLS[1] * count),
+                       interpolation=cv2.INTER_AREA).astype(np.float32)
+    cells = np.log((small.reshape(count, -1, 3) + 4.0) / median[:, None, :])
+    tint = np.log(median)
+    tint -= tint.mean(axis=1, keepdims=True)
+    # The tint weighs as much as all the cells together.
+    weight = math.sqrt(_CELLS[0] * _CELLS[1])
+    return np.asarray(np.hstack([cells.reshape(count, -1), weight * tint]), np.float32)
+
+
+def _distances(cells: Vector, templates: Vector) -> Vector:
+    """Mean squared difference per cell of each card's colour picture with each template's:
+    (cards, templates)."""
+    cross = _products(cells, templates)
+    own = np.einsum("ij,ij->i", cells, cells)
+    theirs = np.einsum("ij,ij->i", templates, templates)
+    d = own[:, None] + theirs[None, :] - 2.0 * cross
+    return np.asarray(np.maximum(d, 0.0) / (_CELLS[0] * _CELLS[1]), np.float32)
+
+
+def hidden_mask(quad: Vector, covers: Sequence[Vector]) -> Image:
+    """Which pixels of the card inside ``quad`` (ordered corners, frame pixels) the outlines
+    ``covers`` (frame pixels: cards or anything else lying over it) hide, as a CANON-sized
+    picture of the straightened card (1: hidden)."""
+    w, h = CANON
+    to_card = cv2.getPerspectiveTransform(
+        np.asarray(quad, np.float32).reshape(4, 2),
+        np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32))
+    mask = np.zeros((h, w), np.uint8)
+    for cover in covers:
+        pts = cv2.perspectiveTransform(np.asarray(cover, np.float32).reshape(-1, 1, 2),
+                                       to_card).reshape(-1, 2)
+        cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 1)
+    return mask
+
+
+def _masked_scores(seen: Vector, templates: Vector, visible: Vector) -> Vector:
+    """Normalised correlation of ``seen`` (P,) with each row of ``templates`` (K, P) over the
+    ``visible`` pixels only (a normalised correlation is unchanged by the templates being
+    unit vectors over all pixels: each is centred and scaled again over the visible ones)."""
+    x = _unit(seen[visible])
+    t = _units(templates[:, visible])
+    return np.asarray(t @ x, np.float32)
+
+
+_HIDDEN_CORNER = 0.3
+"""An index corner more hidden than this (by a card lying over it) is not read."""
 
 
 def _runs(profile: Vector, threshold: float) -> list[tuple[int, int]]:
@@ -249,8 +338,29 @@ class Recogniser:
                                for k in range(len(self.parts))]
         self._details = [np.stack(d) for d in details]
         # The ink colour of each face, one row per face (both orientations share it).
-        self._inks = np.stack([_ink_colour(canon[label]) for label in self.labels])
+        # Where each face has the ink of its suit's colour, and that ink's colour.
+        self._ink_masks = np.stack([_ink_mask(canon[label], self.box)
+                                    for label in self.labels])
+        rel = _relative(np.stack([canon[label] for label in self.labels]))
+        self._inks = _ink_colours(rel, self._ink_masks[:, None, :])[:, 0]
+        # The deck's paper colour: what each card seen is brought back to before reading.
+        self._paper = np.median(np.stack([np.percentile(
+            v[3:-3:3, 3:-3:3].reshape(-1, 3), 90, axis=0) for v in canon.values()]),
+            axis=0).astype(np.float32) + 1.0
         self._back_thumbs = np.stack([_thumb(back), _thumb(cv2.rotate(back, cv2.ROTATE_180))])
+        # Coarse colour pictures for face or back: the back, and every face and joker design,
+        # both ways up.
+        half = (CANON[0] // 2, CANON[1] // 2)
+
+        def colours(pics: list[Image]) -> Vector:
+            both = [p for pic in pics for p in (pic, cv2.rotate(pic, cv2.ROTATE_180))]
+            halves = [cv2.resize(p, half, interpolation=cv2.INTER_AREA) for p in both]
+            return _colour_cells(np.vstack(halves), len(halves))
+
+        self._back_cells = colours([back])
+        self._face_cells = colours([canon[label] for label in self.labels] + [
+            np.asarray(cv2.resize(v, CANON, interpolation=cv2.INTER_AREA), np.uint8)
+            for v in deck.jokers.values()])
         # Jokers: thumbnails and details of every design in both orientations, per blur.
         jokers = [np.asarray(cv2.resize(v, CANON, interpolation=cv2.INTER_AREA), np.uint8)
                   for v in deck.jokers.values()]
@@ -267,6 +377,17 @@ class Recogniser:
         self._joker_thumbs = (np.stack(joker_thumbs) if jokers
                               else np.zeros((0, _THUMB[0] * _THUMB[1]), np.float32))
         self._joker_details = [np.stack(d) for d in joker_details] if jokers else []
+
+    def _balanced(self, stack: Image, count: int) -> Image:
+        """Each of ``count`` stacked cards with its colours scaled so that its paper is the
+        enrolled deck's: the room's white balance and brightness undone, card by card."""
+        f = stack.reshape(count, -1, stack.shape[1], 3)
+        some = f[:, 3:-3:3, 3:-3:3].reshape(count, -1, 3)
+        k = int(0.9 * (some.shape[1] - 1))
+        paper = np.partition(some, k, axis=1)[:, k].astype(np.float32) + 1.0
+        gain = np.clip(self._paper[None, :] / paper, 0.5, 4.0)
+        out = f.astype(np.float32) * gain[:, None, None, :]
+        return np.asarray(np.clip(out, 0, 255), np.uint8).reshape(stack.shape)
 
     def _joker_check(self, card: Image, face_scores: Vector, best_joker: float
                      ) -> Recognition | None:
@@ -301,27 +422,77 @@ class Recogniser:
         matrix products for all of them rather than card by card."""
         if not cards:
             return []
-        return self._classify_stack(np.vstack(cards), len(cards))
+        stack = np.vstack(cards)
+        halves = cv2.resize(stack, (CANON[0] // 2, CANON[1] // 2 * len(cards)),
+                            interpolation=cv2.INTER_AREA)
+        backs, evidence, back_scores = self._backs(halves, len(cards))
+        out: list[Recognition | None] = [None] * len(cards)
+        faces = []
+        for i in range(len(cards)):
+            if backs[i]:
+                out[i] = Recognition(BACK, float(back_scores[i]), float(evidence[i]))
+            else:
+                faces.append(i)
+        if faces:
+            read = self._classify_stack(np.vstack([cards[i] for i in faces]), len(faces))
+            for i, rec in zip(faces, read, strict=True):
+                out[i] = rec
+        return [r for r in out if r is not None]
 
-    def _classify_stack(self, stack: Image, count: int) -> list[Recognition]:
-        """:meth:`classify_cards` of ``count`` cards stacked top to bottom in ``stack``."""
+    def _backs(self, halves: Image, count: int) -> tuple[Vector, Vector, Vector]:
+        """Face or back of ``count`` half-size cards stacked in ``halves``: whether each is a
+        back, the evidence for it (above 0: back), and its likeness to the back (thumbnail
+        correlation, the reading's score for a back).
+
+        Two kinds of evidence are added. The grey thumbnail's correlation with the back's
+        against the best face's or joker's tells shapes apart. The coarse colour picture
+        (:func:`_colour_cells`) is nearer the back's than any face's, on a log scale: a fine
+        lattice back blurs or aliases into a plain tint at a small size, where the thumbnail
+        correlates with nothing, but its colour against the faces' paper still says back.
+        Both pictures are balanced by the card's own colours, so the room's white balance
+        and brightness do not count."""
+        grey = cv2.cvtColor(halves, cv2.COLOR_BGR2GRAY)
+        thumbs = _shrunk_units(grey, count, _THUMB)
+        back_scores = _products(thumbs, self._back_thumbs).max(axis=1)
+        rivals = _products(thumbs, self._face_thumbs).max(axis=1)
+        if self.has_jokers:
+            rivals = np.maximum(rivals, _products(thumbs, self._joker_thumbs).max(axis=1))
+        cells = _colour_cells(halves, count)
+        near_back = _distances(cells, self._back_cells).min(axis=1)
+        near_face = _distances(cells, self._face_cells).min(axis=1)
+        evidence = (back_scores - rivals) + _COLOUR_WEIGHT * np.log(
+            (near_face + _COLOUR_FLOOR) / (near_back + _COLOUR_FLOOR))
+        return evidence >= 0, np.asarray(evidence, np.float32), back_scores
+
+    def _classify_stack(self, stack: Image, count: int,
+                        hidden: Sequence[Image | None] | None = None) -> list[Recognition]:
+        """Rank and suit (or joker) of ``count`` face-up cards stacked top to bottom in
+        ``stack`` (face or back already decided; ``hidden``: as for :meth:`classify_many`)."""
+        stack = self._balanced(stack, count)
         cards = np.split(stack, count)
         grey = cv2.cvtColor(stack, cv2.COLOR_BGR2GRAY)
         thumbs = _shrunk_units(grey, count, _THUMB)
         details = _shrunk_units(grey, count, _DETAIL)
         face_scores = _products(thumbs, self._face_thumbs)
-        back_scores = _products(thumbs, self._back_thumbs).max(axis=1)
+        masks: list[Image | None] = [None] * count
+        for i, given in enumerate(hidden or []):
+            if given is not None and given.any():
+                masks[i] = np.asarray(given, np.uint8)
+        for i, mask in enumerate(masks):
+            if mask is not None:  # the thumbnail likeness from what is in view
+                small = cv2.resize(grey[i * CANON[1]:(i + 1) * CANON[1]], _THUMB,
+                                   interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+                seen = cv2.resize(1.0 - mask.astype(np.float32), _THUMB,
+                                  interpolation=cv2.INTER_AREA).ravel() > 0.5
+                if int(seen.sum()) >= 20:
+                    face_scores[i] = _masked_scores(small, self._face_thumbs, seen)
         best_faces = face_scores.max(axis=1)
         best_jokers = (_products(thumbs, self._joker_thumbs).max(axis=1) if self.has_jokers
                        else np.full(len(cards), -1.0, np.float32))
         out: list[Recognition | None] = [None] * len(cards)
         to_read: list[int] = []
         for i, card in enumerate(cards):
-            back_score, best_face = float(back_scores[i]), float(best_faces[i])
-            best_joker = float(best_jokers[i])
-            if back_score >= max(best_face, best_joker):
-                out[i] = Recognition(BACK, back_score, back_score - max(best_face, best_joker))
-                continue
+            best_face, best_joker = float(best_faces[i]), float(best_jokers[i])
             if self.has_jokers and best_joker >= best_face - _JOKER_SLACK:
                 out[i] = self._joker_check(card, face_scores[i], best_joker)
                 if out[i] is not None:
@@ -329,16 +500,19 @@ class Recogniser:
             to_read.append(i)
         if to_read:
             read = self._read_indices([cards[i] for i in to_read], face_scores[to_read],
-                                      details[to_read])
+                                      details[to_read], [masks[i] for i in to_read],
+                                      [grey[i * CANON[1]:(i + 1) * CANON[1]] for i in to_read])
             for i, rec in zip(to_read, read, strict=True):
                 out[i] = rec
         return [r for r in out if r is not None]
 
-    def _read_indices(self, cards: list[Image], face_scores: Vector, seen_details: Vector
+    def _read_indices(self, cards: list[Image], face_scores: Vector, seen_details: Vector,
+                      masks: Sequence[Image | None], greys: Sequence[Image]
                       ) -> list[Recognition]:
         """Rank and suit of face-up cards from their index corners, among each card's short
         list of faces by whole-card likeness (``face_scores``: thumbnail scores, one row per
-        card; ``seen_details``: the cards' detail vectors)."""
+        card; ``seen_details``: the cards' detail vectors; ``masks``: each card's hidden part
+        or None; ``greys``: the cards in grey, for a likeness of the part in view)."""
         count = len(cards)
         every = np.arange(count)[:, None]
         # The two index corners (top-left, and bottom-right turned half a turn), with room for
@@ -365,6 +539,26 @@ class Recogniser:
         # How blurred is each card? The blur level whose details fit its short list best.
         fits = np.stack([np.einsum("mkd,md->mk", d[rows], seen_details)
                          for d in self._details])  # (blurs, cards, short list)
+        x0, y0, x1, y1 = self.box
+        # A hidden card's details are compared on the part in view; an index corner that is
+        # hidden is not read (weights of the top-left and bottom-right corners).
+        corner_use = np.ones((count, 2), np.float32)
+        for i, mask in enumerate(masks):
+            if mask is None:
+                continue
+            small = cv2.resize(greys[i], _DETAIL, interpolation=cv2.INTER_AREA).astype(
+                np.float32).ravel()
+            seen = cv2.resize(1.0 - mask.astype(np.float32), _DETAIL,
+                              interpolation=cv2.INTER_AREA).ravel() > 0.5
+            if int(seen.sum()) >= 50:
+                for level, d in enumerate(self._details):
+                    fits[level, i] = _masked_scores(small, d[rows[i]], seen)
+            top_left = float(mask[y0:y1, x0:x1].mean())
+            bottom_right = float(mask[::-1, ::-1][y0:y1, x0:x1].mean())
+            if top_left > _HIDDEN_CORNER and bottom_right <= _HIDDEN_CORNER:
+                corner_use[i] = (0.0, 1.0)
+            elif bottom_right > _HIDDEN_CORNER and top_left <= _HIDDEN_CORNER:
+                corner_use[i] = (1.0, 0.0)
         blur = np.argmax(fits.max(axis=2), axis=0)
         detail = fits[blur, np.arange(count)]
         scores = _BODY_WEIGHT * face_scores[every, rows] + _DETAIL_WEIGHT * detail
@@ -373,13 +567,19 @@ class Recogniser:
             a = self._match(prepared, templates[blur[:, None], rows], part)
             b = self._match(turned, templates[blur[:, None], others], part)
             weight = _PART_WEIGHTS[min(k, len(_PART_WEIGHTS) - 1)]
-            scores = scores + weight * (np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6)
+            both = np.maximum(a, b) * 0.4 + np.minimum(a, b) * 0.6
+            one = np.where(corner_use[:, :1] > 0, a, b)
+            scores = scores + weight * np.where((corner_use.min(axis=1) > 0)[:, None], both, one)
         per_short = scores.reshape(count, -1, 2).max(axis=2)
         # Red ink is not black ink whatever the shapes say (small indices, blur, odd light).
         # Blur and JPEG wash a small index's colour out: a template's ink colour is matched at
         # 30% to 100% of its strength.
-        inks = _ink_colours(np.stack(cards))[:, None, :]
         ref = self._inks[short]  # (cards, short list, 3)
+        in_view = np.ones((count, 1, self._ink_masks.shape[1]), np.float32)
+        for i, mask in enumerate(masks):
+            if mask is not None:
+                in_view[i, 0] = 1.0 - mask[::2, ::2].ravel()
+        inks = _ink_colours(_relative(np.stack(cards)), self._ink_masks[short] * in_view)
         power = np.einsum("ijk,ijk->ij", ref, ref) + 1e-6
         alpha = np.clip(np.einsum("ijk,ijk->ij", ref, np.broadcast_to(inks, ref.shape)) / power,
                         0.3, 1.0)
@@ -434,31 +634,29 @@ class Recogniser:
         """Classify the card whose corners (ordered, frame pixels) are ``quad``."""
         return self.classify_many(frame, [quad])[0]
 
-    def classify_many(self, frame: Image, quads: list[Vector]) -> list[Recognition]:
+    def classify_many(self, frame: Image, quads: list[Vector],
+                      hidden: Sequence[Image | None] | None = None) -> list[Recognition]:
         """Classify the cards whose corners (ordered, frame pixels) are ``quads``.
 
+        ``hidden``: for each card, None or the part of it something lies over
+        (:func:`hidden_mask`); that part is not evidence: the whole-card likeness and the ink
+        are taken from the rest, and a hidden index corner is not read (the other one is).
         Face or back is decided first on a half-size straightening (a quarter of the pixels);
         only faces are straightened at full size to read their index."""
         if not quads:
             return []
         half = (CANON[0] // 2, CANON[1] // 2)
-        halves = cv2.cvtColor(warp_cards(frame, quads, half), cv2.COLOR_BGR2GRAY)
-        thumbs = _shrunk_units(halves, len(quads), _THUMB)
-        back_scores = _products(thumbs, self._back_thumbs).max(axis=1)
-        best_faces = _products(thumbs, self._face_thumbs).max(axis=1)
-        best_jokers = (_products(thumbs, self._joker_thumbs).max(axis=1) if self.has_jokers
-                       else np.full(len(quads), -1.0, np.float32))
+        backs, evidence, back_scores = self._backs(warp_cards(frame, quads, half), len(quads))
         out: list[Recognition | None] = [None] * len(quads)
         faces: list[int] = []
         for i in range(len(quads)):
-            back_score = float(back_scores[i])
-            rival = max(float(best_faces[i]), float(best_jokers[i]))
-            if back_score >= rival:
-                out[i] = Recognition(BACK, back_score, back_score - rival)
+            if backs[i]:
+                out[i] = Recognition(BACK, float(back_scores[i]), float(evidence[i]))
             else:
                 faces.append(i)
+        masks = [hidden[i] if hidden is not None else None for i in faces]
         read = self._classify_stack(warp_cards(frame, [quads[i] for i in faces], CANON),
-                                    len(faces)) if faces else []
+                                    len(faces), masks) if faces else []
         for i, rec in zip(faces, read, strict=True):
             out[i] = rec
         return [r for r in out if r is not None]
