@@ -10,14 +10,15 @@ rule [000, 002 #37, #40]; pot-limit maximum = pot including the call [000, 001].
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
 from table_controller.engine.config import GameConfig, Structure
 from table_controller.engine.errors import IllegalAction
+from table_controller.engine.records import ActionTaken
 
 FL_CAP_BETS = 4  # one bet and three raises [000, 002 #40]
+_FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
 
 
 @dataclass(slots=True)
@@ -45,17 +46,10 @@ class SeatState:
         return not self.folded and self.stack > 0
 
 
-@dataclass(slots=True)  # internal and never changed; not frozen: four times cheaper to build
-class Resolved:
-    """A verified action, normalised: ``kind`` is FOLD/CHECK/CALL/BET/RAISE, ``to`` the total
-    bet of the round afterwards, ``added`` the chips put in now."""
-
-    seat: int
-    kind: ActionKind
-    to: int
-    added: int
-    all_in: bool
-    full_raise: bool
+# A verified action, normalised, is the log record the hand appends for it: ``kind`` is
+# FOLD/CHECK/CALL/BET/RAISE, ``to`` the total bet of the round afterwards, ``added`` the chips
+# put in now (built once: the same named tuple is applied and logged).
+Resolved = ActionTaken
 
 
 @dataclass(slots=True)  # internal and never changed (not frozen: cheaper to build)
@@ -82,52 +76,59 @@ class BettingRound:
         self.serial = 0  # counts full bets/raises: acting before one means the betting reopened
         self.aggressor: int | None = None
         self.cursor: int | None = None  # the seat that acted last (or the seat before the first)
-        # Derived from the state above, computed once per change (see :meth:`invalidate`).
-        self._fresh = False
-        self._complete = False
+        # Derived from the state above, computed by :meth:`refresh` once per change (see
+        # :meth:`invalidate`) and valid while ``fresh``: the hand reads ``live`` (players
+        # holding cards) and ``over`` (the round is complete) directly on its hot path.
+        self.fresh = False
+        self.over = False
         self._next: int | None = None
-        self._live = 0
+        self.live = 0
         self._able = 0
         self._seq = [players[s] for s in order]  # the players in ``order``
 
     def invalidate(self) -> None:
         """Forget the derived turn state; every change to the players or the round calls this
         (``start`` and ``apply`` do it themselves; the hand after moving chips itself)."""
-        self._fresh = False
+        self.fresh = False
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
         """Compute once, after a change, whether the round is over and who acts next
-        (rules.md §3): one pass over the players clockwise from the last actor, counting who
-        still holds cards and chips and finding the first who has to act."""
-        self._fresh = True
+        (rules.md §3): one pass over the players, counting who still holds cards and chips and
+        finding the first who has to act clockwise after the last actor (seats ascend
+        clockwise: the first such seat above the cursor, else the first one from the lowest)."""
+        self.fresh = True
         self._next = None
         current = self.current_bet
-        seq = self._seq
-        start = 0 if self.cursor is None else _first_after(self.order, self.cursor)
+        cursor = -1 if self.cursor is None else self.cursor
         live = able = 0
         lone: SeatState | None = None
-        first: SeatState | None = None  # the first player not all-in yet to act or match
-        for p in (seq[start:] + seq[:start]) if start else seq:
+        after: SeatState | None = None  # the first to act or match above the cursor
+        before: SeatState | None = None  # the first from the lowest seat, to wrap around to
+        for p in self._seq:
             if p.folded:
                 continue
             live += 1
             if p.stack > 0:
                 able += 1
                 lone = p
-                if first is None and (not p.acted or p.bet < current):
-                    first = p
-        self._live = live
+                if after is None and (not p.acted or p.bet < current):
+                    if p.seat > cursor:
+                        after = p
+                    elif before is None:
+                        before = p
+        self.live = live
         self._able = able
+        first = after if after is not None else before
         if live <= 1 or first is None:
-            self._complete = True
+            self.over = True
             return
         if able == 1 and lone is not None:
             # Nobody left to bet against: he only has to act if he faces an all-in [000, 002 #11].
-            others = max(p.bet for p in seq if not p.folded and p is not lone)
+            others = max(p.bet for p in self._seq if not p.folded and p is not lone)
             if lone.bet >= others:
-                self._complete = True
+                self.over = True
                 return
-        self._complete = False
+        self.over = False
         self._next = first.seat
 
     # ----------------------------------------------------------------- round set-up
@@ -148,7 +149,7 @@ class BettingRound:
             p.acted = False
             p.acted_serial = -1
             p.reopen_at = 0
-        self._fresh = False
+        self.fresh = False
 
     @property
     def bet_size(self) -> int:
@@ -163,21 +164,21 @@ class BettingRound:
 
     def complete(self) -> bool:
         """The round is over: everyone matched the bet or is all-in or folded (rules.md §3)."""
-        if not self._fresh:
-            self._refresh()
-        return self._complete
+        if not self.fresh:
+            self.refresh()
+        return self.over
 
     def next_to_act(self) -> int | None:
         """The seat whose turn it is, None when the round is over."""
-        if not self._fresh:
-            self._refresh()
+        if not self.fresh:
+            self.refresh()
         return self._next
 
     def live_count(self) -> int:
         """Players still holding cards."""
-        if not self._fresh:
-            self._refresh()
-        return self._live
+        if not self.fresh:
+            self.refresh()
+        return self.live
 
     # ----------------------------------------------------------------- legality
     def _reopened(self, p: SeatState) -> bool:
@@ -196,8 +197,8 @@ class BettingRound:
         is_bet = current == 0
         if p.stack <= to_call:
             return None, (cite.TABLE_STAKES, "his stack only covers a call")
-        if not self._fresh:
-            self._refresh()
+        if not self.fresh:
+            self.refresh()
         if self._able - (1 if p.can_act else 0) == 0:  # no opponent holding cards and chips
             return None, (cite.NO_OPPONENT, "every opponent is all-in, no more betting")
         if not self._reopened(p):
@@ -264,39 +265,44 @@ class BettingRound:
 
     def resolve(self, action: Action) -> Resolved:
         """Verify ``action`` for its seat (turn order is the caller's business) and normalise
-        it; raises :class:`IllegalAction` naming the rule."""
-        p = self.players.get(action.seat)
+        it into the record the hand logs; raises :class:`IllegalAction` naming the rule."""
+        seat = action.seat
+        p = self.players.get(seat)
         if p is None:
-            raise IllegalAction(f"seat {action.seat} is not dealt in", rule=cite.TURN_ORDER)
+            raise IllegalAction(f"seat {seat} is not dealt in", rule=cite.TURN_ORDER)
         if p.folded:
-            raise IllegalAction(f"seat {action.seat} has folded", rule=cite.TURN_ORDER)
-        if p.stack == 0:
-            raise IllegalAction(f"seat {action.seat} is all-in: no more decisions",
+            raise IllegalAction(f"seat {seat} has folded", rule=cite.TURN_ORDER)
+        stack = p.stack
+        if stack == 0:
+            raise IllegalAction(f"seat {seat} is all-in: no more decisions",
                                 rule=cite.NO_OPPONENT)
-        if p.acted and p.bet >= self.current_bet:  # not needs_action(p): he has nothing to do
-            raise IllegalAction(f"seat {action.seat} has acted and faces no new bet",
+        bet = p.bet
+        current = self.current_bet
+        if p.acted and bet >= current:  # not needs_action(p): he has nothing to do
+            raise IllegalAction(f"seat {seat} has acted and faces no new bet",
                                 rule=cite.TURN_ORDER)
         kind = action.kind
-        to_call = self.current_bet - p.bet if self.current_bet > p.bet else 0
-        total = p.bet + p.stack
-        if kind is ActionKind.FOLD:
-            return Resolved(p.seat, ActionKind.FOLD, p.bet, 0, False, False)
-        if kind is ActionKind.CHECK:
+        to_call = current - bet if current > bet else 0
+        if kind is _FOLD:
+            return ActionTaken(self.street, seat, _FOLD, bet, 0, False, False)
+        if kind is _CHECK:
             if to_call > 0:
-                raise IllegalAction(f"cannot check facing a bet of {self.current_bet}; call "
-                                    f"{min(to_call, p.stack)} or fold", rule=cite.CHECK)
-            return Resolved(p.seat, ActionKind.CHECK, p.bet, 0, False, False)
-        if kind is ActionKind.CALL:
+                raise IllegalAction(f"cannot check facing a bet of {current}; call "
+                                    f"{min(to_call, stack)} or fold", rule=cite.CHECK)
+            return ActionTaken(self.street, seat, _CHECK, bet, 0, False, False)
+        if kind is _CALL:
             if to_call == 0:
                 raise IllegalAction("nothing to call: check or bet", rule=cite.CHECK)
-            to = p.bet + min(to_call, p.stack)
+            added = to_call if to_call < stack else stack
+            to = bet + added
             if action.amount is not None and action.amount != to:
                 raise IllegalAction(f"a call is to {to}, not {action.amount}",
                                     rule=cite.TURN_ORDER)
-            return Resolved(p.seat, ActionKind.CALL, to, to - p.bet, to == total, False)
+            return ActionTaken(self.street, seat, _CALL, to, added, added == stack, False)
+        total = bet + stack
         if kind is ActionKind.ALL_IN:
-            if p.stack <= to_call:
-                return Resolved(p.seat, ActionKind.CALL, total, p.stack, True, False)
+            if stack <= to_call:
+                return ActionTaken(self.street, seat, _CALL, total, stack, True, False)
             return self._resolve_raise(p, total, all_in_declared=True)
         if action.amount is None:
             raise IllegalAction(f"{kind.value} needs the total amount ('to')",
@@ -335,7 +341,7 @@ class BettingRound:
             least = "minimum bet" if is_bet else "minimum raise"
             raise IllegalAction(f"{least} is to {minimum}{short}", rule=rule)
         kind = ActionKind.BET if is_bet else ActionKind.RAISE
-        return Resolved(p.seat, kind, to, to - p.bet, all_in, self._is_full(to))
+        return ActionTaken(self.street, p.seat, kind, to, to - p.bet, all_in, self._is_full(to))
 
     def _is_full(self, to: int) -> bool:
         """Does a bet/raise to ``to`` reopen the betting (rules.md §3)?"""
@@ -370,7 +376,7 @@ class BettingRound:
         # Facing at least a full raise over the bet he acted on reopens him (TDA 47).
         p.reopen_at = self.current_bet + self.min_raise
         self.cursor = r.seat
-        self._fresh = False
+        self.fresh = False
 
     def _count_bet(self) -> None:
         """Fixed-limit cap: one bet and three raises with three or more players not all-in;
@@ -381,12 +387,3 @@ class BettingRound:
             heads_up = sum(1 for p in self.players.values() if p.can_act) <= 2
             if self.config.tournament or not heads_up:
                 self.capped = True
-
-
-@lru_cache(maxsize=4096)  # tables repeat the same seatings hand after hand
-def _first_after(order: tuple[int, ...], seat: int) -> int:
-    """Index in ``order`` of the first seat clockwise after ``seat`` (which may be empty)."""
-    for i, s in enumerate(order):
-        if s > seat:
-            return i
-    return 0

@@ -9,6 +9,7 @@ Every public method either applies its change completely or raises :class:`Illeg
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NoReturn
 
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
@@ -335,18 +336,25 @@ class Hand:
         until the turn reaches the seat; if the action to him changed meanwhile (a bet or
         raise), it is void, any chips go back and he decides again; a fold out of turn stands
         (rules.md §3 [002 #35])."""
-        resolved = self._verify(action)
+        # _verify, inlined: this is the engine's hottest path (docs/engine.md, Speed)
+        if self._round_closed or self.result is not None or self.street not in _BETTING_STREETS:
+            self._require_betting()  # raises, naming why
         rnd = self._round
-        if action.seat != rnd.next_to_act():  # _verify: betting is on
-            self._held[action.seat] = (action, rnd.current_bet)
+        resolved = rnd.resolve(action)
+        seat = action.seat
+        if seat != rnd.next_to_act():  # out of turn
+            if self._held and seat in self._held:
+                raise IllegalAction(f"seat {seat} already has an action out of turn "
+                                    "waiting", rule=cite.OUT_OF_TURN)
+            self._held[seat] = (action, rnd.current_bet)
             self.log.append(OutOfTurnHeld(self.street, action))
             return
         rnd.apply(resolved)
         self._street_acted = True
-        self.log.append(ActionTaken(self.street, resolved.seat, resolved.kind, resolved.to,
-                                    resolved.added, resolved.all_in, resolved.full_raise,
-                                    False))
-        self._after_change()
+        self.log.append(resolved)  # the resolved action is its own log record
+        rnd.refresh()  # _after_change, its usual case inlined: the betting goes on
+        if rnd.live == 1 or rnd.over or self._held:
+            self._after_change()
 
     def time_expired(self, seat: int) -> None:
         """Time called on the player to act ran out: his hand is dead [002 #24] (a fold; his
@@ -376,17 +384,18 @@ class Hand:
     def _apply(self, r: Resolved, *, out_of_turn: bool) -> None:
         self._round.apply(r)
         self._street_acted = True
-        self.log.append(ActionTaken(self.street, r.seat, r.kind, r.to, r.added, r.all_in,
-                                    r.full_raise, out_of_turn))
+        self.log.append(r._replace(out_of_turn=True) if out_of_turn else r)
 
     def _after_change(self) -> None:
         """Advance after an action: held out-of-turn actions, end of round, end of hand."""
         rnd = self._round
         while True:
-            if rnd.live_count() == 1:
+            if not rnd.fresh:
+                rnd.refresh()
+            if rnd.live == 1:
                 self._end_by_folds()
                 return
-            if rnd.complete():
+            if rnd.over:
                 self._close_round()
                 return
             if not self._held:
@@ -478,9 +487,12 @@ class Hand:
         dealt = self._dealt
         before = len(dealt)
         dealt.update(cards)
-        if len(dealt) - before == len(cards):
-            return
-        # Undo from the hand's own record of its cards, then name the duplicates.
+        if len(dealt) - before != len(cards):
+            self._refuse_duplicates(cards)
+
+    def _refuse_duplicates(self, cards: Sequence[Card]) -> NoReturn:
+        """Undo a failed :meth:`_add_dealt` from the hand's own record of its cards, then name
+        the duplicates (fouled deck, TDA 2024 35-E)."""
         self._dealt = {*self.board, *(c for hole in self.hole_cards.values() for c in hole)}
         known = self._dealt
         dup = sorted({str(c) for c in cards if c in known or list(cards).count(c) > 1})
@@ -506,11 +518,16 @@ class Hand:
         if len(cards) != 2:
             raise IllegalAction(f"a player gets two hole cards, not {len(cards)}",
                                 rule="rules.md §1, §5 [000, 002 #31]")
-        if seat in self.hole_cards:
+        hole_cards = self.hole_cards
+        if seat in hole_cards:
             raise IllegalAction(f"seat {seat} already has hole cards", rule=cite.DEAL)
-        self._add_dealt(cards)
-        self.hole_cards[seat] = tuple(cards)
-        self.log.append(HoleCardsDealt(seat, tuple(cards)))
+        dealt = self._dealt  # _add_dealt, inlined: six deals in every hand
+        before = len(dealt)
+        dealt.update(cards)
+        if len(dealt) - before != 2:
+            self._refuse_duplicates(cards)
+        hole = hole_cards[seat] = tuple(cards)
+        self.log.append(HoleCardsDealt(seat, hole))
 
     def deal_board(self, cards: Sequence[Card]) -> None:
         """The next board cards: three for the flop, then one, then one, each only when the
