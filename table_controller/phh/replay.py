@@ -313,7 +313,7 @@ def replay(history: HandHistory) -> Replayed:
     state.finish()
     result = hand.result
     assert result is not None
-    return Replayed(tuple(result.final_stacks[s] for s in seats), hand)
+    return Replayed(tuple(map(result.final_stacks.__getitem__, seats)), hand)
 
 
 class _ReplayState:
@@ -322,7 +322,6 @@ class _ReplayState:
     def __init__(self, *, hand: Hand, seats: Sequence[int]) -> None:
         self.hand = hand
         self.seats = seats
-        self.hole: dict[int, tuple[Card, ...]] = {}
         self.shown: dict[int, tuple[Card, ...]] = {}
         self.mucked: set[int] = set()
 
@@ -350,7 +349,7 @@ class _ReplayState:
         if plain is None:
             action = Action(seat=seat, kind=ActionKind.RAISE, amount=amount)
         else:
-            action = plain.action(seat)
+            action = plain.by_seat.get(seat) or plain.action(seat)
         log = hand.log
         try:
             hand.act(action)
@@ -391,8 +390,26 @@ class _ReplayState:
         return PhhError(str(exc))
 
     def apply(self, action: PhhAction) -> None:
+        # the kinds in the order real files hold most of them (hole cards, folds, checks and
+        # calls, bets and raises, the board)
         hand = self.hand
-        if type(action) is CheckOrCall:
+        if type(action) is DealHole:
+            player, cards = action.player, action.cards
+            seat = self.seats[player - 1]
+            if seat in hand.hole_cards:
+                raise PhhError(f"p{player} already has hole cards")
+            if len(cards) != 2:
+                raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
+            first, second = cards
+            if first is not None and second is not None:  # unknown cards are not dealt
+                known = (first, second)
+                try:
+                    hand.deal_hole(seat, known)
+                except IllegalAction as exc:
+                    raise self._twice(known, f"p{player}", exc) from None
+        elif type(action) is Fold:
+            self._act(action.player, _FOLD)
+        elif type(action) is CheckOrCall:
             player = action.player
             # Check or call: guessed from the chips to call, the other one if the engine
             # disagrees (a short all-in big blind still has to be called in full).
@@ -409,23 +426,6 @@ class _ReplayState:
                     raise
             except IllegalAction:
                 self._act(player, _CALL)
-        elif type(action) is Fold:
-            self._act(action.player, _FOLD)
-        elif type(action) is DealHole:
-            player, cards = action.player, action.cards
-            seat = self.seats[player - 1]
-            if seat in self.hole:
-                raise PhhError(f"p{player} already has hole cards")
-            if len(cards) != 2:
-                raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
-            first_card, second_card = cards
-            if first_card is not None and second_card is not None:
-                known = (first_card, second_card)
-                try:
-                    hand.deal_hole(seat, known)
-                except IllegalAction as exc:
-                    raise self._twice(known, f"p{player}", exc) from None
-                self.hole[seat] = known
         elif type(action) is BetOrRaiseTo:
             player, amount = action.player, action.amount
             try:
@@ -437,12 +437,13 @@ class _ReplayState:
                     raise
                 self._act(player, _ALL_IN)
         elif type(action) is DealBoard:
+            board = action.cards
             try:
-                hand.deal_board(action.cards)
+                hand.deal_board(board)
             except IllegalAction as exc:
                 if "duplicate" not in exc.message:
                     raise
-                raise self._twice(action.cards, "the board", exc) from None
+                raise self._twice(board, "the board", exc) from None
         elif type(action) is ShowOrMuck:
             self._show(action)
 
@@ -454,7 +455,7 @@ class _ReplayState:
             return
         known = tuple(c for c in cards if c is not None)
         if cards and len(known) == len(cards):
-            dealt = self.hole.get(seat)
+            dealt = self.hand.hole_cards.get(seat)
             if dealt is not None and set(dealt) != set(known):
                 raise PhhError(
                     f"p{player} shows {' '.join(map(str, known))} but was dealt "
@@ -470,7 +471,7 @@ class _ReplayState:
     def finish(self) -> None:
         hand = self.hand
         if hand.street is Street.SHOWDOWN:
-            cards = {**self.hole, **self.shown}
+            cards = {**self.hand.hole_cards, **self.shown}
             contenders = {s: c for s, c in cards.items() if s not in self.mucked}
             try:
                 hand.showdown(contenders, mucked=sorted(self.mucked))
