@@ -71,10 +71,25 @@ def test_pokerkit_files_round_trip(variant: str, players: int) -> None:
     "p0 f", "p01 cc", "d dh p1 AsKs", "d dh p2 ????", "d dh p1 AsK", "d dh p1 AsKx",
     "d db Jc3d5c", "d db ??Ks2d", "d db 9s", "p1  f", "p1 f ", "p1 f # tank", "p1 sm AsKs",
     "p1 sm", "d dh p4 AsKs", "x1 f", "p1 pb", "",
+    "d dh p1 AsAs", "d dh p1 AsKs x", "d dh p1  AsKs", "d dh  p1 AsKs", "d dhp1 AsKs",
+    "d dh p10 AsKs", "d dh p99 AsKs", "d dh p0 AsKs", "d dh p1 asks", "d dh p1 AsKs ",
+    "d dh p3", "d dh ", "d db AhKh2c ", "d db Ah Kh 2c", "d db AhKh2c#x", "d db ", "d db",
 ])
 def test_plain_action_reader_agrees_with_the_general_one(text: str) -> None:
     """The fast reader of the usual actions gives what the general reader gives, or leaves
     the text to it (None); errors come from the general reader."""
+    _same_reading(text)
+
+
+@given(st.lists(st.sampled_from(["d", "dh", "db", "p1", "p3", "p4", "p0", "p10", "AsKs",
+                                 "AsAs", "As", "??", "Kh2c9d", "f", "cc", "cbr", "60", "060",
+                                 "", " ", "#"]), max_size=5),
+       st.sampled_from([" ", "  "]))
+def test_plain_action_reader_agrees_on_any_tokens(words: list[str], space: str) -> None:
+    _same_reading(space.join(words))
+
+
+def _same_reading(text: str) -> None:
     from table_controller.phh.codec import _general_action, _plain_action
 
     plain = _plain_action(text, 3)
