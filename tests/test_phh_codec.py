@@ -278,6 +278,23 @@ def test_plain_reader_agrees_with_tomllib() -> None:
     assert declined >= 5
 
 
+def test_plain_reader_remembers_lines_without_sharing_arrays() -> None:
+    """A line read again gives the same value; arrays come out as new lists, so a caller that
+    changes one does not change the next file's."""
+    from table_controller.phh.codec import _plain_toml, clear_caches
+
+    clear_caches()
+    text = "antes = [0, 1]\nvariant = 'NT'\n_user = [true, 2]\n"
+    first = _plain_toml(text)
+    assert first == tomllib.loads(text)
+    antes, user = first["antes"], first["_user"]
+    assert isinstance(antes, list) and isinstance(user, list)
+    antes.append(9)
+    user.clear()
+    assert _plain_toml(text) == tomllib.loads(text)
+    assert _plain_toml("variant = 'NT'\nvariant = 'NT'\n") is None  # a key twice, remembered
+
+
 _names = st.text(st.characters(codec="utf-8"), max_size=12)
 _chips = st.integers(0, 10**9)
 

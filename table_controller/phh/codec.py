@@ -393,7 +393,9 @@ def _learn(known: dict[str, PhhAction], text: str, count: int) -> PhhAction:
 
 
 def clear_caches() -> None:
-    """Forget the remembered parses of actions and cards (the benchmark times cold reads)."""
+    """Forget the remembered readings of lines, actions and cards (the benchmark times cold
+    reads)."""
+    _KNOWN_LINES.clear()
     _KNOWN_ACTIONS.clear()
     _parse_action.cache_clear()
     _parse_cards.cache_clear()
@@ -512,16 +514,35 @@ def _array(value: str) -> list[object] | None:
     return None
 
 
+# Lines read, by their text: the files of one game repeat most of their lines (the variant,
+# antes, blinds, minimum bet and starting stacks), so each is read once per run, as the actions
+# are. Bounded (cleared when full, and by :func:`clear_caches`); only short lines are kept (an
+# actions line is new in every file); an array is kept as a tuple and handed out as a new list.
+_KNOWN_LINES: dict[str, tuple[str, object, tuple[object, ...] | None]] = {}
+_KNOWN_LINES_MAX = 50_000
+_KNOWN_LINE_LENGTH = 200
+
+
 def _plain_toml(text: str) -> dict[str, object] | None:
     """``text`` parsed if it is in the plain subset described above, else None."""
     out: dict[str, object] = {}
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    known = _KNOWN_LINES
     i = 0
     count = len(lines)
     while i < count:
-        key, sep, value = lines[i].partition(" = ")
+        line = lines[i]
+        seen = known.get(line)
+        if seen is not None:
+            key, remembered, items_seen = seen
+            if key in out:
+                return None
+            out[key] = remembered if items_seen is None else list(items_seen)
+            i += 1
+            continue
+        key, sep, value = line.partition(" = ")
         if not sep or key in out or (key not in _BARE_KEYS and not _KEY_RE.fullmatch(key)):
             return None
         if value == "[":  # a multi-line array of strings, closed by "]" alone
@@ -535,16 +556,24 @@ def _plain_toml(text: str) -> dict[str, object] | None:
                 i += 1
             if i == count:
                 return None
-            out[key] = items
-        elif value[:1] == "[":
-            array = _array(value)
-            if array is None:
+            out[key] = items  # not remembered: its value is on the lines that follow
+            i += 1
+            continue
+        parsed: object
+        if value[:1] == "[":
+            parsed = _array(value)
+            if parsed is None:
                 return None
-            out[key] = array
         elif _SCALAR_RE.fullmatch(value):
-            out[key] = _scalar(value)
+            parsed = _scalar(value)
         else:
             return None
+        out[key] = parsed
+        if len(line) <= _KNOWN_LINE_LENGTH:
+            if len(known) >= _KNOWN_LINES_MAX:
+                known.clear()
+            known[line] = ((key, None, tuple(parsed)) if isinstance(parsed, list)
+                           else (key, parsed, None))
         i += 1
     return out
 
