@@ -278,6 +278,24 @@ def test_plain_reader_agrees_with_tomllib() -> None:
     assert declined >= 5
 
 
+def test_read_history_is_the_one_the_constructor_builds() -> None:
+    """The reader builds its HandHistory without the generated __init__: the same record
+    (defaults included), as immutable."""
+    from dataclasses import FrozenInstanceError, fields
+
+    plain = loads(MINIMAL)
+    assert plain == HandHistory(variant="NT", antes=(0, 0, 0), blinds_or_straddles=(1, 2, 0),
+                                min_bet=2, starting_stacks=(100, 100, 100),
+                                actions=plain.actions)
+    full = loads(MINIMAL + 'hand = 3\nplayers = ["a", "b", "c"]\nfinishing_stacks = [1.5, 2, 3]'
+                 '\n_mine = 1\n')
+    rebuilt = HandHistory(**{f.name: getattr(full, f.name) for f in fields(HandHistory)})
+    assert full == rebuilt and repr(full) == repr(rebuilt)
+    assert full.unread == {"finishing_stacks": [1.5, 2, 3]} and full.user_fields == {"_mine": 1}
+    with pytest.raises(FrozenInstanceError):
+        full.variant = "FT"  # type: ignore[misc]
+
+
 def test_plain_reader_remembers_lines_without_sharing_arrays() -> None:
     """A line read again gives the same value; arrays come out as new lists, so a caller that
     changes one does not change the next file's."""

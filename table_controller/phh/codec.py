@@ -39,6 +39,7 @@ from table_controller.phh.model import (
     PhhAction,
     PhhError,
     ShowOrMuck,
+    checked_history,
 )
 from table_controller.vocabulary.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
 
@@ -47,6 +48,12 @@ _COMMON_REQUIRED = ("variant", "antes", "blinds_or_straddles", "starting_stacks"
 _STRUCTURE_REQUIRED = {"NT": ("min_bet",), "PT": ("min_bet",), "FT": ("small_bet", "big_bet")}
 _STRUCTURE_FORBIDDEN = {"NT": ("small_bet", "big_bet"), "PT": ("small_bet", "big_bet"),
                         "FT": ("min_bet",)}
+
+_REQUIRED = {v: (*_COMMON_REQUIRED, *_STRUCTURE_REQUIRED[v]) for v in _STRUCTURE_REQUIRED}
+_FORBIDDEN = {v: (*_STRUCTURE_FORBIDDEN[v], "bring_in") for v in _STRUCTURE_FORBIDDEN}
+# The fields from_mapping reads before the descriptive ones (the rest go to user_fields).
+_READ_ABOVE = frozenset({*_COMMON_REQUIRED, "min_bet", "small_bet", "big_bet",
+                         "ante_trimming_status", "seats"})
 
 _STRING_FIELDS = ("author", "event", "url", "venue", "address", "city", "region", "postal_code",
                   "country", "time_zone", "time_zone_abbreviation", "currency", "currency_symbol")
@@ -310,10 +317,10 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     if not isinstance(variant, str) or variant not in VARIANTS:
         supported = ", ".join(f"{code} ({name})" for code, name in VARIANTS.items())
         raise _fail("variant", f"unsupported variant {variant!r}; this table plays {supported}")
-    for name in (*_COMMON_REQUIRED, *_STRUCTURE_REQUIRED[variant]):
+    for name in _REQUIRED[variant]:
         if name not in raw:
             raise _fail(name, f"missing (required for variant {variant})")
-    for name in (*_STRUCTURE_FORBIDDEN[variant], "bring_in"):
+    for name in _FORBIDDEN[variant]:
         if name in raw:
             raise _fail(name, f"not used by variant {variant}")
 
@@ -354,28 +361,25 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
             raise _fail("seats", f"seat numbers must be distinct and >= 1, got {list(checked)}")
         kwargs["seats"] = checked
     unread: dict[str, Any] = {}
+    user_fields: dict[str, Any] = {}
     for name, value in raw.items():
         read = _DESCRIPTIVE.get(name)
         if read is None:
+            if name not in _READ_ABOVE:
+                user_fields[name] = value  # a field of phh-std's or a user's we do not read
             continue
         try:
             kwargs[name] = read(name, value, count)
         except PhhError:
             unread[name] = value  # not the type phh-std gives it: kept as written
-
-    taken = {"variant", "antes", "blinds_or_straddles", "starting_stacks", "actions", *kwargs,
-             *unread}
-    user_fields = {k: v for k, v in raw.items() if k not in taken}
-    return HandHistory(
-        variant=variant,
-        antes=antes,
-        blinds_or_straddles=blinds,
-        starting_stacks=stacks,
-        actions=tuple(actions),
-        user_fields=user_fields,
-        unread=unread,
-        **kwargs,
-    )
+    kwargs["variant"] = variant
+    kwargs["antes"] = antes
+    kwargs["blinds_or_straddles"] = blinds
+    kwargs["starting_stacks"] = stacks
+    kwargs["actions"] = tuple(actions)
+    kwargs["user_fields"] = user_fields
+    kwargs["unread"] = unread
+    return checked_history(kwargs)
 
 
 # Parsed actions (immutable) by player count and text: hand histories repeat the same short
