@@ -19,6 +19,7 @@ from table_controller.engine.records import ActionTaken
 
 FL_CAP_BETS = 4  # one bet and three raises [000, 002 #40]
 _FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
+_BET, _RAISE = ActionKind.BET, ActionKind.RAISE
 
 
 @dataclass(slots=True)
@@ -77,11 +78,12 @@ class BettingRound:
         self.aggressor: int | None = None
         self.cursor: int | None = None  # the seat that acted last (or the seat before the first)
         # Derived from the state above, computed by :meth:`refresh` once per change (see
-        # :meth:`invalidate`) and valid while ``fresh``: the hand reads ``live`` (players
-        # holding cards) and ``over`` (the round is complete) directly on its hot path.
+        # :meth:`invalidate`), updated by :meth:`apply`, and valid while ``fresh``: the hand
+        # reads ``live`` (players holding cards), ``over`` (the round is complete, also when
+        # one player is left) and ``next_seat`` directly on its hot path.
         self.fresh = False
         self.over = False
-        self._next: int | None = None
+        self.next_seat: int | None = None
         self.live = 0
         self._able = 0
         self._seq = [players[s] for s in order]  # the players in ``order``
@@ -92,16 +94,14 @@ class BettingRound:
         self.fresh = False
 
     def refresh(self) -> None:
-        """Compute once, after a change, whether the round is over and who acts next
-        (rules.md §3): one pass over the players, counting who still holds cards and chips and
-        finding the first who has to act clockwise after the last actor (seats ascend
-        clockwise: the first such seat above the cursor, else the first one from the lowest)."""
+        """Compute the turn state afresh (rules.md §3): one pass over the players, counting
+        who still holds cards and chips and finding the first who has to act clockwise after
+        the last actor (seats ascend clockwise: the first such seat above the cursor, else the
+        first one from the lowest). After a decision :meth:`apply` updates it instead."""
         self.fresh = True
-        self._next = None
         current = self.current_bet
         cursor = -1 if self.cursor is None else self.cursor
         live = able = 0
-        lone: SeatState | None = None
         after: SeatState | None = None  # the first to act or match above the cursor
         before: SeatState | None = None  # the first from the lowest seat, to wrap around to
         for p in self._seq:
@@ -110,7 +110,6 @@ class BettingRound:
             live += 1
             if p.stack > 0:
                 able += 1
-                lone = p
                 if after is None and (not p.acted or p.bet < current):
                     if p.seat > cursor:
                         after = p
@@ -118,18 +117,24 @@ class BettingRound:
                         before = p
         self.live = live
         self._able = able
-        first = after if after is not None else before
-        if live <= 1 or first is None:
+        self._settle(after if after is not None else before)
+
+    def _settle(self, first: SeatState | None) -> None:
+        """``over`` and the next to act, given the first player clockwise who has to act or
+        match (None: nobody) and the counts of players holding cards and chips."""
+        if self.live <= 1 or first is None:
             self.over = True
+            self.next_seat = None
             return
-        if able == 1 and lone is not None:
+        if self._able == 1:
             # Nobody left to bet against: he only has to act if he faces an all-in [000, 002 #11].
-            others = max(p.bet for p in self._seq if not p.folded and p is not lone)
-            if lone.bet >= others:
+            others = max(p.bet for p in self._seq if not p.folded and p is not first)
+            if first.bet >= others:
                 self.over = True
+                self.next_seat = None
                 return
         self.over = False
-        self._next = first.seat
+        self.next_seat = first.seat
 
     # ----------------------------------------------------------------- round set-up
     def start(self, street: Street, *, start_after: int | None, current_bet: int = 0,
@@ -172,7 +177,7 @@ class BettingRound:
         """The seat whose turn it is, None when the round is over."""
         if not self.fresh:
             self.refresh()
-        return self._next
+        return self.next_seat
 
     def live_count(self) -> int:
         """Players still holding cards."""
@@ -354,16 +359,21 @@ class BettingRound:
 
     # ----------------------------------------------------------------- applying
     def apply(self, r: Resolved) -> None:
-        p = self.players[r.seat]
-        p.stack -= r.added
-        p.bet += r.added
-        p.contributed += r.added
+        seat = r.seat
+        p = self.players[seat]
         p.acted = True
         kind = r.kind
-        if kind is ActionKind.FOLD:
+        added = r.added
+        if added:
+            stack = p.stack = p.stack - added
+            p.bet += added
+            p.contributed += added
+        else:
+            stack = p.stack
+        if kind is _FOLD:
             p.folded = True
-        elif kind is ActionKind.BET or kind is ActionKind.RAISE:
-            self.aggressor = r.seat
+        elif kind is _BET or kind is _RAISE:
+            self.aggressor = seat
             if r.full_raise:
                 self.serial += 1
                 if self.config.structure is Structure.FIXED_LIMIT:
@@ -372,11 +382,38 @@ class BettingRound:
                 else:
                     self.min_raise = max(self.min_raise, r.to - self.current_bet)
             self.current_bet = max(self.current_bet, r.to)
+        current = self.current_bet
         p.acted_serial = self.serial
         # Facing at least a full raise over the bet he acted on reopens him (TDA 47).
-        p.reopen_at = self.current_bet + self.min_raise
-        self.cursor = r.seat
-        self.fresh = False
+        p.reopen_at = current + self.min_raise
+        self.cursor = seat
+        if not self.fresh:
+            return  # computed afresh when asked
+        # The turn state, updated from this one change (what refresh() would find): the
+        # actor held cards and chips; a fold or an all-in takes him out of the counts, and the
+        # next to act is the first player clockwise after him who has to act or match.
+        if kind is _FOLD:
+            self.live -= 1
+            self._able -= 1
+        elif stack == 0:
+            self._able -= 1
+        seq = self._seq
+        i = self.order.index(seat) + 1
+        nxt: SeatState | None = None
+        for q in seq[i:]:
+            if not q.folded and q.stack and (not q.acted or q.bet < current):
+                nxt = q
+                break
+        else:
+            for q in seq[:i]:
+                if not q.folded and q.stack and (not q.acted or q.bet < current):
+                    nxt = q
+                    break
+        if nxt is not None and self._able > 1:  # the usual case of _settle
+            self.over = False
+            self.next_seat = nxt.seat
+        else:
+            self._settle(nxt)
 
     def _count_bet(self) -> None:
         """Fixed-limit cap: one bet and three raises with three or more players not all-in;

@@ -342,7 +342,9 @@ class Hand:
         rnd = self._round
         resolved = rnd.resolve(action)
         seat = action.seat
-        if seat != rnd.next_to_act():  # out of turn
+        if not rnd.fresh:
+            rnd.refresh()
+        if seat != rnd.next_seat:  # out of turn
             if self._held and seat in self._held:
                 raise IllegalAction(f"seat {seat} already has an action out of turn "
                                     "waiting", rule=cite.OUT_OF_TURN)
@@ -352,8 +354,9 @@ class Hand:
         rnd.apply(resolved)
         self._street_acted = True
         self.log.append(resolved)  # the resolved action is its own log record
-        rnd.refresh()  # _after_change, its usual case inlined: the betting goes on
-        if rnd.live == 1 or rnd.over or self._held:
+        # _after_change, its usual case inlined: the betting goes on (apply has updated the
+        # turn state; one player left holding cards is a round over too)
+        if rnd.over or self._held:
             self._after_change()
 
     def time_expired(self, seat: int) -> None:
