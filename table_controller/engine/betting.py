@@ -20,6 +20,8 @@ from table_controller.engine.records import ActionTaken
 FL_CAP_BETS = 4  # one bet and three raises [000, 002 #40]
 _FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
 _BET, _RAISE = ActionKind.BET, ActionKind.RAISE
+# Records built without the named tuple's Python-level __new__ (every field given).
+_record = tuple.__new__
 
 
 @dataclass(slots=True)
@@ -33,8 +35,8 @@ class SeatState:
     contributed: int = 0
     folded: bool = False
     acted: bool = False
-    acted_serial: int = -1
-    reopen_at: int = 0
+    acted_serial: int = -1  # the round's serial when he acted (read only once he has)
+    reopen_at: int = 0  # the bet that reopens the betting for him (read only once he acted)
 
     @property
     def live(self) -> bool:
@@ -150,10 +152,8 @@ class BettingRound:
         self.serial = 0
         self.aggressor = None
         self.cursor = start_after
-        for p in self.players.values():
+        for p in self._seq:  # acted_serial and reopen_at are read only once he has acted
             p.acted = False
-            p.acted_serial = -1
-            p.reopen_at = 0
         self.fresh = False
 
     @property
@@ -289,12 +289,12 @@ class BettingRound:
         kind = action.kind
         to_call = current - bet if current > bet else 0
         if kind is _FOLD:
-            return ActionTaken(self.street, seat, _FOLD, bet, 0, False, False)
+            return _record(ActionTaken, (self.street, seat, _FOLD, bet, 0, False, False, False))
         if kind is _CHECK:
             if to_call > 0:
                 raise IllegalAction(f"cannot check facing a bet of {current}; call "
                                     f"{min(to_call, stack)} or fold", rule=cite.CHECK)
-            return ActionTaken(self.street, seat, _CHECK, bet, 0, False, False)
+            return _record(ActionTaken, (self.street, seat, _CHECK, bet, 0, False, False, False))
         if kind is _CALL:
             if to_call == 0:
                 raise IllegalAction("nothing to call: check or bet", rule=cite.CHECK)
@@ -303,7 +303,8 @@ class BettingRound:
             if action.amount is not None and action.amount != to:
                 raise IllegalAction(f"a call is to {to}, not {action.amount}",
                                     rule=cite.TURN_ORDER)
-            return ActionTaken(self.street, seat, _CALL, to, added, added == stack, False)
+            return _record(ActionTaken, (self.street, seat, _CALL, to, added, added == stack, False,
+                                         False))
         total = bet + stack
         if kind is ActionKind.ALL_IN:
             if stack <= to_call:

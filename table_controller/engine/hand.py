@@ -9,6 +9,7 @@ Every public method either applies its change completely or raises :class:`Illeg
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import NoReturn
 
 from table_controller.engine import citations as cite
@@ -18,7 +19,7 @@ from table_controller.engine.config import AnteFormat, AnteOrder, GameConfig
 from table_controller.engine.errors import IllegalAction
 from table_controller.engine.evaluator import evaluate
 from table_controller.engine.interpret import interpret_chips
-from table_controller.engine.pots import Pot, build_pots, uncalled_excess
+from table_controller.engine.pots import Pot, build_pots
 from table_controller.engine.records import (
     ActionTaken,
     BetReturned,
@@ -47,8 +48,13 @@ from table_controller.vocabulary.cards import Card
 
 _BETTING_STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)  # a tuple: enum
 # members are found by identity, faster than hashing them into a set
-_NEXT_STREET = {Street.PREFLOP: Street.FLOP, Street.FLOP: Street.TURN, Street.TURN: Street.RIVER}
-_BOARD_CARDS = {Street.FLOP: 3, Street.TURN: 1, Street.RIVER: 1}
+# The street after each betting street but the river, and its number of board cards; found by
+# the member's identity (an Enum member's hash is Python code).
+_NEXT_STREET = {id(Street.PREFLOP): (Street.FLOP, 3), id(Street.FLOP): (Street.TURN, 1),
+                id(Street.TURN): (Street.RIVER, 1)}
+# Records built without the named tuple's Python-level __new__ (every field given).
+_record = tuple.__new__
+_BET_OF = attrgetter("bet")
 
 
 class Hand:
@@ -87,7 +93,7 @@ class Hand:
         self.hole_cards: dict[int, tuple[Card, ...]] = {}
         self._dealt: set[Card] = set()  # board and hole cards so far (duplicate check)
         self.starting_stacks = dict(stacks)
-        self.players = {s: SeatState(seat=s, stack=c) for s, c in stacks.items()}
+        self.players = {s: SeatState(s, c) for s, c in stacks.items()}
         self._round = BettingRound(config, self.players, tuple(seats))
         self._held: dict[int, tuple[Action, int]] = {}
         self._round_closed = False
@@ -171,7 +177,7 @@ class Hand:
             p.bet += chips
         if dead:
             self._dead[seat] = self._dead.get(seat, 0) + chips
-        self.log.append(Posted(seat, kind, chips, live, p.stack == 0))
+        self.log.append(_record(Posted, (seat, kind, chips, live, p.stack == 0)))
 
     def _post_single_ante(self) -> None:
         """The one ante of the table (rules.md §2, TDA 2024 RP-11): dead, to the main pot."""
@@ -420,18 +426,23 @@ class Hand:
             return
 
     def _return_uncalled(self) -> None:
-        """The uncalled part of the round's largest bet goes back [002 #48]."""
-        excess = uncalled_excess({s: p.bet for s, p in self.players.items() if p.bet})
-        if excess is None:
+        """The uncalled part of the round's largest bet goes back [002 #48]: what the top bet
+        exceeds the second-largest by (:func:`pots.uncalled_excess`, here without building a
+        mapping of the bets)."""
+        players = self.players.values()
+        bets = sorted(map(_BET_OF, players))  # at least two players
+        high = bets[-1]
+        chips = high - bets[-2]
+        if not chips:
             return
-        seat, chips = excess
-        p = self.players[seat]
+        p = next(p for p in players if p.bet == high)
+        seat = p.seat
         p.bet -= chips
         p.contributed -= chips
         p.stack += chips
         self._round.invalidate()
         self._returned[seat] = self._returned.get(seat, 0) + chips
-        self.log.append(BetReturned(seat, chips))
+        self.log.append(_record(BetReturned, (seat, chips)))
 
     def _close_round(self) -> None:
         self._round_closed = True
@@ -454,13 +465,20 @@ class Hand:
                 self.log.append(OutOfTurnReleased(self.street, action))
             self._held.clear()
         self._return_uncalled()
-        winner = next(p.seat for p in self.players.values() if not p.folded)
         # One pot: every chip in the middle (a dead ante too) goes to the last player.
-        pot = Pot(self.pot, (winner,))
-        pots, rake = ([pot], 0) if self.config.rake is None else take_rake(
-            [pot], self.config.rake, flop_dealt=self._flop_dealt)
-        awards = [PotAward(amount=p.amount, eligible=p.eligible, winners=(winner,),
-                           shares={winner: p.amount}) for p in pots]
+        total = 0
+        winner = -1
+        for p in self.players.values():
+            total += p.contributed
+            if not p.folded:
+                winner = p.seat
+        rake = 0
+        if self.config.rake is not None:
+            pots, rake = take_rake([Pot(total, (winner,))], self.config.rake,
+                                   flop_dealt=self._flop_dealt)
+            total = pots[0].amount
+        awards = [PotAward(amount=total, eligible=(winner,), winners=(winner,),
+                           shares={winner: total})]
         self._finish(awards, rake, showdown=False)
 
     def _finish(self, awards: list[PotAward], rake: int, *, showdown: bool) -> None:
@@ -530,7 +548,7 @@ class Hand:
         if len(dealt) - before != 2:
             self._refuse_duplicates(cards)
         hole = hole_cards[seat] = tuple(cards)
-        self.log.append(HoleCardsDealt(seat, hole))
+        self.log.append(_record(HoleCardsDealt, (seat, hole)))
 
     def deal_board(self, cards: Sequence[Card]) -> None:
         """The next board cards: three for the flop, then one, then one, each only when the
@@ -538,20 +556,21 @@ class Hand:
         if self.result is not None:
             raise IllegalAction("the hand is over: no more cards (no rabbit hunting)",
                                 rule=cite.RABBIT)
-        nxt = _NEXT_STREET.get(self.street)
-        if nxt is None:
+        following = _NEXT_STREET.get(id(self.street))
+        if following is None:
             raise IllegalAction("the board is complete", rule=cite.DEAL)
+        nxt, count = following
         if not self._round_closed:
             raise IllegalAction(f"the {self.street.value} betting round is not complete: "
                                 "premature board card(s)", rule="rules.md §5 [003]")
-        if len(cards) != _BOARD_CARDS[nxt]:
-            raise IllegalAction(f"the {nxt.value} is {_BOARD_CARDS[nxt]} card(s), not "
+        if len(cards) != count:
+            raise IllegalAction(f"the {nxt.value} is {count} card(s), not "
                                 f"{len(cards)}", rule=cite.DEAL)
         self._add_dealt(cards)
         self.board.extend(cards)
         self.street = nxt
         self._flop_dealt = True
-        self.log.append(BoardDealt(nxt, tuple(cards)))
+        self.log.append(_record(BoardDealt, (nxt, tuple(cards))))
         self._street_log_start = len(self.log)
         self._street_acted = False
         self._round_closed = False
@@ -640,7 +659,7 @@ class Hand:
 def _rotated(seats: list[int], after: int | None) -> tuple[int, ...]:
     """``seats`` (ascending) clockwise from the first seat after ``after`` (which may be empty
     or None: then from the lowest); as :func:`showdown.clockwise_from`."""
-    if after is None:
+    if after is None or after >= seats[-1]:  # the button on the last seat, usually
         return tuple(seats)
     for i, seat in enumerate(seats):
         if seat > after:
