@@ -20,7 +20,7 @@ from table_controller.engine import (
     Table,
     TimeExpired,
 )
-from table_controller.vocabulary.cards import parse_cards
+from table_controller.vocabulary.cards import Card, parse_cards
 
 F, X, C, B, R, A = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET,
                     ActionKind.RAISE, ActionKind.ALL_IN)
@@ -432,3 +432,12 @@ def test_hole_cards_are_checked() -> None:
     with pytest.raises(IllegalAction, match="already has hole cards"):
         hand.deal_hole(1, parse_cards("2c 3c"))
     assert hand.hole_cards == {1: tuple(parse_cards("As Ks"))}
+    # Card objects of their own (not the deck's, which the readers hand out) count the same
+    with pytest.raises(IllegalAction, match=r"duplicate card.*Ks"):
+        hand.deal_hole(2, (Card(13, "s"), Card(12, "h")))
+    with pytest.raises(IllegalAction, match=r"duplicate card.*Qh"):
+        hand.deal_hole(2, (Card(12, "h"), Card(12, "h")))
+    hand.deal_hole(2, (Card(12, "h"), Card(2, "c")))
+    with pytest.raises(IllegalAction, match=r"duplicate card.*2c"):
+        hand.deal_hole(3, parse_cards("2c 2d"))
+    hand.deal_hole(3, parse_cards("2d 2h"))

@@ -44,7 +44,7 @@ from table_controller.engine.showdown import (
     showdown_order,
     take_rake,
 )
-from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.cards import DECK, Card
 
 _BETTING_STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)  # a tuple: enum
 # members are found by identity, faster than hashing them into a set
@@ -91,7 +91,7 @@ class Hand:
         self.result: HandResult | None = None
         self.board: list[Card] = []
         self.hole_cards: dict[int, tuple[Card, ...]] = {}
-        self._dealt: set[Card] = set()  # board and hole cards so far (duplicate check)
+        self._dealt = 0  # bits of the board and hole cards so far (duplicate check)
         self.starting_stacks = dict(stacks)
         self.players = {s: SeatState(s, c) for s, c in stacks.items()}
         self._round = BettingRound(config, self.players, tuple(seats))
@@ -506,16 +506,17 @@ class Hand:
         """Add ``cards`` to the cards dealt, checked distinct and new (a duplicate is a fouled
         deck, TDA 2024 35-E): nothing is added when they are not."""
         dealt = self._dealt
-        before = len(dealt)
-        dealt.update(cards)
-        if len(dealt) - before != len(cards):
-            self._refuse_duplicates(cards)
+        for card in cards:
+            bit = _BIT_OF_CARD.get(id(card)) or _card_bit(card)
+            if dealt & bit:
+                self._refuse_duplicates(cards)
+            dealt |= bit
+        self._dealt = dealt
 
     def _refuse_duplicates(self, cards: Sequence[Card]) -> NoReturn:
-        """Undo a failed :meth:`_add_dealt` from the hand's own record of its cards, then name
-        the duplicates (fouled deck, TDA 2024 35-E)."""
-        self._dealt = {*self.board, *(c for hole in self.hole_cards.values() for c in hole)}
-        known = self._dealt
+        """Name the duplicates among ``cards`` and the hand's own cards, and refuse them
+        (fouled deck, TDA 2024 35-E); the cards dealt stay as they were."""
+        known = {*self.board, *(c for hole in self.hole_cards.values() for c in hole)}
         dup = sorted({str(c) for c in cards if c in known or list(cards).count(c) > 1})
         raise IllegalAction(f"duplicate card(s) {' '.join(dup)}: fouled deck, the hand "
                             "must be voided", rule=cite.DUPLICATE)
@@ -542,11 +543,13 @@ class Hand:
         hole_cards = self.hole_cards
         if seat in hole_cards:
             raise IllegalAction(f"seat {seat} already has hole cards", rule=cite.DEAL)
-        dealt = self._dealt  # _add_dealt, inlined: six deals in every hand
-        before = len(dealt)
-        dealt.update(cards)
-        if len(dealt) - before != 2:
+        first, second = cards  # _add_dealt, inlined: six deals in every hand
+        a = _BIT_OF_CARD.get(id(first)) or _card_bit(first)
+        b = _BIT_OF_CARD.get(id(second)) or _card_bit(second)
+        dealt = self._dealt
+        if a == b or dealt & (a | b):
             self._refuse_duplicates(cards)
+        self._dealt = dealt | a | b
         hole = hole_cards[seat] = tuple(cards)
         self.log.append(_record(HoleCardsDealt, (seat, hole)))
 
@@ -654,6 +657,17 @@ class Hand:
         self.result = HandResult(pots=[], returned=refunds, rake=0, voided=True,
                                  final_stacks=self.stacks, reason=reason)
         return self.result
+
+
+# The dealt cards are one integer, a bit per card (Card.index), so the duplicate check hashes
+# no Card (the dataclass hash is Python code). The 52 cards of DECK, which the readers hand
+# out, find their bit by identity (they live as long as the program, so no other object has
+# their id); any other Card object computes it.
+_BIT_OF_CARD: dict[int, int] = {id(card): 1 << card.index for card in DECK}
+
+
+def _card_bit(card: Card) -> int:
+    return 1 << card.index
 
 
 def _rotated(seats: list[int], after: int | None) -> tuple[int, ...]:
