@@ -162,6 +162,11 @@ def test_console_entry_point(tmp_path: Path) -> None:
         ("actions = [", "_tournament = true\n_rake_percent = 5\nactions = [",
          r"game configuration: .*\[002 #56\].*buy-ins"),
         ('"d dh p2 QdQc"', '"d dh p2 QdQcQh"', "2 hole cards"),
+        ('"d dh p2 QdQc"', '"d dh p2 ??????"', "2 hole cards"),
+        ('"d dh p3 7h6h"', '"d dh p3 7h6h", "d dh p3 2c2d"', "action 4 .*p3 already has hole"),
+        ('"d dh p3 7h6h"', '"d dh p3 7h6h", "d dh p3 ????"', "action 4 .*p3 already has hole"),
+        ('"d dh p3 7h6h"', '"d dh p3 QdKs"', "action 3 .*card Qd is dealt twice .*p2 and p3"),
+        ('"d dh p3 7h6h"', '"d dh p3 7h7h"', "card 7h is dealt twice .*the same action"),
         ('"p2 f"', '"p2 f", "p1 sm KsAs", "p2 cc"', "no betting action is due"),
     ],
 )

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from table_controller.engine import (
     Action,
@@ -394,19 +394,16 @@ class _ReplayState:
         # calls, bets and raises, the board)
         hand = self.hand
         if type(action) is DealHole:
-            player, cards = action.player, action.cards
-            seat = self.seats[player - 1]
-            if seat in hand.hole_cards:
-                raise PhhError(f"p{player} already has hole cards")
-            if len(cards) != 2:
-                raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
-            first, second = cards
-            if first is not None and second is not None:  # unknown cards are not dealt
-                known = (first, second)
+            cards = action.cards
+            if len(cards) == 2 and cards[0] is not None and cards[1] is not None:
+                # the usual case, one call: the engine checks the seat and the cards (both
+                # known: checked just above, which mypy does not follow into the tuple)
                 try:
-                    hand.deal_hole(seat, known)
+                    hand.deal_hole(self.seats[action.player - 1], cards)  # type: ignore[arg-type]
                 except IllegalAction as exc:
-                    raise self._twice(known, f"p{player}", exc) from None
+                    raise self._hole_refused(action, exc) from None
+            else:
+                self._unknown_hole(action)
         elif type(action) is Fold:
             self._act(action.player, _FOLD)
         elif type(action) is CheckOrCall:
@@ -446,6 +443,21 @@ class _ReplayState:
                 raise self._twice(board, "the board", exc) from None
         elif type(action) is ShowOrMuck:
             self._show(action)
+
+    def _hole_refused(self, action: DealHole, exc: IllegalAction) -> PhhError:
+        """Why the engine refused known hole cards, in the file's terms."""
+        player = action.player
+        if self.seats[player - 1] in self.hand.hole_cards:
+            return PhhError(f"p{player} already has hole cards")
+        return self._twice(cast("tuple[Card, ...]", action.cards), f"p{player}", exc)
+
+    def _unknown_hole(self, action: DealHole) -> None:
+        """Hole cards some of which are unknown (``??``): checked, not dealt to the engine."""
+        player, cards = action.player, action.cards
+        if self.seats[player - 1] in self.hand.hole_cards:
+            raise PhhError(f"p{player} already has hole cards")
+        if len(cards) != 2:
+            raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
 
     def _show(self, action: ShowOrMuck) -> None:
         player, cards = action.player, action.cards
