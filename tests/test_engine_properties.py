@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,7 @@ from table_controller.engine import (
     Structure,
     Table,
 )
+from table_controller.engine import citations as cite
 from table_controller.vocabulary.cards import DECK
 
 MAX_STEPS = 400
@@ -201,3 +203,63 @@ def test_random_hands_conserve_chips_and_end(data: st.DataObject, table: Table) 
         raked += hand.result.rake
         table.finish_hand(hand)
         assert sum(table.stacks.values()) + raked == before
+
+
+def _twin_step(data: st.DataObject, held: Hand, in_turn: Hand) -> None:
+    """One decision by the seat to act, the same through act() and act_in_turn(); sometimes
+    first a random action, perhaps illegal or out of turn, which both refuse alike."""
+    seat = held.to_act
+    assert seat is not None and seat == in_turn.to_act
+    if data.draw(st.integers(0, 3)) == 0:
+        other = data.draw(st.sampled_from(held.deal_order))
+        kind = data.draw(st.sampled_from(list(ActionKind)))
+        amount = data.draw(st.one_of(st.none(), st.integers(-5, 1000)))
+        before = state(in_turn)
+        try:
+            in_turn.act_in_turn(other, kind, amount)
+        except IllegalAction as err:
+            assert state(in_turn) == before
+            if other != seat:
+                assert err.rule == cite.TURN_ORDER and "out of turn" in str(err)
+            else:
+                with pytest.raises(IllegalAction) as same:
+                    held.act(Action(seat=other, kind=kind, amount=amount))
+                assert (same.value.rule, str(same.value)) == (err.rule, str(err))
+        else:
+            assert other == seat
+            held.act(Action(seat=other, kind=kind, amount=amount))
+            assert held.log == in_turn.log
+            return
+    action = random_action(data, held, seat)
+    held.act(action)
+    in_turn.act_in_turn(action.seat, action.kind, action.amount)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), table=tables())
+def test_act_in_turn_plays_as_act(data: st.DataObject, table: Table) -> None:
+    """Hand.act_in_turn applies a decision in turn exactly as act() does (same log, same
+    state, same refusals naming the same rule) and refuses one out of turn, changing
+    nothing."""
+    twin = copy.deepcopy(table)
+    held, in_turn = table.start_hand(), twin.start_hand()
+    deck = list(data.draw(st.permutations(DECK)))
+    for seat in held.deal_order:
+        cards = [deck.pop(), deck.pop()]
+        held.deal_hole(seat, cards)
+        in_turn.deal_hole(seat, cards)
+    for _ in range(MAX_STEPS):
+        if held.result is not None:
+            break
+        if held.street is Street.SHOWDOWN:
+            held.showdown()
+            in_turn.showdown()
+        elif held.betting_complete:
+            board = [deck.pop() for _ in range(3 if not held.board else 1)]
+            held.deal_board(board)
+            in_turn.deal_board(board)
+        else:
+            _twin_step(data, held, in_turn)
+        assert held.log == in_turn.log
+        assert state(held) == state(in_turn)
+    assert held.result is not None and held.result == in_turn.result

@@ -271,7 +271,10 @@ class BettingRound:
     def resolve(self, action: Action) -> Resolved:
         """Verify ``action`` for its seat (turn order is the caller's business) and normalise
         it into the record the hand logs; raises :class:`IllegalAction` naming the rule."""
-        seat = action.seat
+        return self.decide(action.seat, action.kind, action.amount)
+
+    def decide(self, seat: int, kind: ActionKind, amount: int | None = None) -> Resolved:
+        """:meth:`resolve` for the decision given by its parts (no :class:`Action` built)."""
         p = self.players.get(seat)
         if p is None:
             raise IllegalAction(f"seat {seat} is not dealt in", rule=cite.TURN_ORDER)
@@ -286,7 +289,6 @@ class BettingRound:
         if p.acted and bet >= current:  # not needs_action(p): he has nothing to do
             raise IllegalAction(f"seat {seat} has acted and faces no new bet",
                                 rule=cite.TURN_ORDER)
-        kind = action.kind
         to_call = current - bet if current > bet else 0
         if kind is _FOLD:
             return _record(ActionTaken, (self.street, seat, _FOLD, bet, 0, False, False, False))
@@ -300,20 +302,21 @@ class BettingRound:
                 raise IllegalAction("nothing to call: check or bet", rule=cite.CHECK)
             added = to_call if to_call < stack else stack
             to = bet + added
-            if action.amount is not None and action.amount != to:
-                raise IllegalAction(f"a call is to {to}, not {action.amount}",
+            if amount is not None and amount != to:
+                raise IllegalAction(f"a call is to {to}, not {amount}",
                                     rule=cite.TURN_ORDER)
             return _record(ActionTaken, (self.street, seat, _CALL, to, added, added == stack, False,
                                          False))
         total = bet + stack
         if kind is ActionKind.ALL_IN:
             if stack <= to_call:
-                return ActionTaken(self.street, seat, _CALL, total, stack, True, False)
+                return _record(ActionTaken, (self.street, seat, _CALL, total, stack, True, False,
+                                             False))
             return self._resolve_raise(p, total, all_in_declared=True)
-        if action.amount is None:
+        if amount is None:
             raise IllegalAction(f"{kind.value} needs the total amount ('to')",
                                 rule=cite.MIN_RAISE)
-        return self._resolve_raise(p, action.amount, all_in_declared=False)
+        return self._resolve_raise(p, amount, all_in_declared=False)
 
     def _resolve_raise(self, p: SeatState, to: int, *, all_in_declared: bool) -> Resolved:
         total = p.bet + p.stack
@@ -347,7 +350,8 @@ class BettingRound:
             least = "minimum bet" if is_bet else "minimum raise"
             raise IllegalAction(f"{least} is to {minimum}{short}", rule=rule)
         kind = ActionKind.BET if is_bet else ActionKind.RAISE
-        return ActionTaken(self.street, p.seat, kind, to, to - p.bet, all_in, self._is_full(to))
+        return _record(ActionTaken, (self.street, p.seat, kind, to, to - p.bet, all_in,
+                                     self._is_full(to), False))
 
     def _is_full(self, to: int) -> bool:
         """Does a bet/raise to ``to`` reopen the betting (rules.md §3)?"""

@@ -346,8 +346,8 @@ class Hand:
         if self._round_closed or self.result is not None or self.street not in _BETTING_STREETS:
             self._require_betting()  # raises, naming why
         rnd = self._round
-        resolved = rnd.resolve(action)
         seat = action.seat
+        resolved = rnd.decide(seat, action.kind, action.amount)
         if not rnd.fresh:
             rnd.refresh()
         if seat != rnd.next_seat:  # out of turn
@@ -363,6 +363,28 @@ class Hand:
         # _after_change, its usual case inlined: the betting goes on (apply has updated the
         # turn state; one player left holding cards is a round over too)
         if rnd.over or self._held:
+            self._after_change()
+
+    def act_in_turn(self, seat: int, kind: ActionKind, amount: int | None = None) -> None:
+        """Apply the decision of ``seat``, whose turn it must be: as :meth:`act` does, every
+        rule checked and :class:`IllegalAction` naming the one broken, except that an action
+        out of turn is refused (turn order, rules.md §3) instead of held [002 #35], and is
+        refused for that before its own legality is checked. ``amount`` is the total bet
+        ("to") of a bet or raise, as in :class:`Action`. For callers whose actions come in
+        turn order, such as a hand history's replay: no :class:`Action` is built."""
+        if self._round_closed or self.result is not None or self.street not in _BETTING_STREETS:
+            self._require_betting()  # raises, naming why
+        rnd = self._round
+        if not rnd.fresh:
+            rnd.refresh()
+        if seat != rnd.next_seat:
+            raise IllegalAction(f"seat {seat} acts out of turn: seat {rnd.next_seat} is to act",
+                                rule=cite.TURN_ORDER)
+        resolved = rnd.decide(seat, kind, amount)
+        rnd.apply(resolved)
+        self._street_acted = True
+        self.log.append(resolved)
+        if rnd.over or self._held:  # the betting round or the hand is over
             self._after_change()
 
     def time_expired(self, seat: int) -> None:

@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from table_controller.engine import (
-    Action,
     ActionKind,
     AnteFormat,
     AnteOrder,
@@ -43,7 +42,6 @@ from table_controller.engine import (
     Hand,
     IllegalAction,
     OddChipRule,
-    OutOfTurnHeld,
     RakeConfig,
     Street,
     Structure,
@@ -340,26 +338,17 @@ class _ReplayState:
             return PhhError(f"not p{player}'s turn: p{self.player_of(to_act)} is to act")
         return None
 
-    def _act(self, player: int, plain: _Plain | None, amount: int = 0) -> None:
-        """Apply one decision (``plain``: one without an amount, else a raise to ``amount``);
-        the engine checks it (turn checked only when it fails, or when the engine holds it as
-        out of turn, which keeps a replay to one engine call)."""
-        hand = self.hand
-        seat = self.seats[player - 1]
-        if plain is None:
-            action = Action(seat=seat, kind=ActionKind.RAISE, amount=amount)
-        else:
-            action = plain.by_seat.get(seat) or plain.action(seat)
-        log = hand.log
+    def _act(self, player: int, kind: ActionKind, amount: int | None = None) -> None:
+        """Apply one decision in turn (:meth:`Hand.act_in_turn`: the engine checks every rule
+        and refuses an action out of turn); when it refuses, the reason is the turn if that
+        is what is wrong (PHH lists actions in turn order: an error in the file)."""
         try:
-            hand.act(action)
+            self.hand.act_in_turn(self.seats[player - 1], kind, amount)
         except IllegalAction:
             error = self._turn_error(player)
             if error is not None:
                 raise error from None
             raise
-        if type(log[-1]) is OutOfTurnHeld:
-            raise self._turn_error(player) or PhhError(f"p{player} acted out of turn")
 
     def _idle_check(self, player: int) -> bool:
         """A check by the last player with chips when every opponent still in is all-in for no
@@ -426,7 +415,7 @@ class _ReplayState:
         elif type(action) is BetOrRaiseTo:
             player, amount = action.player, action.amount
             try:
-                self._act(player, None, amount)  # the engine takes it as a bet too
+                self._act(player, _RAISE, amount)  # the engine takes it as a bet too
             except IllegalAction:
                 # an all-in below the minimum is only legal declared as all-in
                 legal = hand.legal_actions(self.seats[player - 1])
@@ -495,27 +484,8 @@ class _ReplayState:
             raise PhhError(f"the actions end before the hand is over ({where}{who})")
 
 
-class _Plain:
-    """The actions of one kind without an amount, one per seat: immutable, built once and
-    shared by every replay."""
-
-    __slots__ = ("by_seat", "kind")
-
-    def __init__(self, kind: ActionKind) -> None:
-        self.kind = kind
-        self.by_seat: dict[int, Action] = {}
-
-    def action(self, seat: int) -> Action:
-        action = self.by_seat.get(seat)
-        if action is None:
-            action = self.by_seat[seat] = Action(seat=seat, kind=self.kind)
-        return action
-
-
-_FOLD = _Plain(ActionKind.FOLD)
-_CHECK = _Plain(ActionKind.CHECK)
-_CALL = _Plain(ActionKind.CALL)
-_ALL_IN = _Plain(ActionKind.ALL_IN)
+_FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
+_RAISE, _ALL_IN = ActionKind.RAISE, ActionKind.ALL_IN
 
 
 def _hand_cards(hand: Hand) -> set[Card]:
