@@ -7,6 +7,7 @@ more than he covered (rules.md §4 [000, 002 #17]); an illegal action changes no
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,7 +28,7 @@ from table_controller.engine import (
     Table,
 )
 from table_controller.engine import citations as cite
-from table_controller.vocabulary.cards import DECK
+from table_controller.vocabulary.cards import DECK, Card
 
 MAX_STEPS = 400
 
@@ -263,3 +264,60 @@ def test_act_in_turn_plays_as_act(data: st.DataObject, table: Table) -> None:
         assert held.log == in_turn.log
         assert state(held) == state(in_turn)
     assert held.result is not None and held.result == in_turn.result
+
+
+_IMMUTABLE = (int, str, bool, tuple, frozenset, type(None), Street, GameConfig)
+Move = Callable[[Hand], object]
+
+
+def _hole(seat: int, cards: list[Card]) -> Move:
+    return lambda hand: hand.deal_hole(seat, cards)
+
+
+def _board(cards: list[Card]) -> Move:
+    return lambda hand: hand.deal_board(cards)
+
+
+def _act(action: Action) -> Move:
+    return lambda hand: hand.act(action)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), table=tables())
+def test_a_copy_of_a_hand_is_independent(data: st.DataObject, table: Table) -> None:
+    """Hand.copy() at any point: the copy shares nothing it could change with the original,
+    is not changed by playing the original, and plays to the same end."""
+    hand = table.start_hand()
+    deck = list(data.draw(st.permutations(DECK)))
+    moves = [_hole(s, [deck.pop(), deck.pop()]) for s in hand.deal_order]
+    copy_at = data.draw(st.integers(0, 30))
+    twin: Hand | None = None
+    played: list[Move] = []
+    for step in range(MAX_STEPS):
+        if step == copy_at or (twin is None and hand.result is not None):
+            twin = hand.copy()
+            assert vars(twin).keys() == vars(hand).keys()
+            assert vars(twin._round).keys() == vars(hand._round).keys()
+            for name, value in vars(twin).items():
+                if not isinstance(value, _IMMUTABLE):
+                    assert value is not vars(hand)[name] or name == "result", name
+            frozen, played = state(twin), []
+        if hand.result is not None:
+            break
+        if moves:
+            move = moves.pop(0)
+        elif hand.street is Street.SHOWDOWN:
+            move = Hand.showdown
+        elif hand.betting_complete:
+            move = _board([deck.pop() for _ in range(3 if not hand.board else 1)])
+        else:
+            seat = hand.to_act
+            assert seat is not None
+            move = _act(random_action(data, hand, seat))
+        move(hand)
+        played.append(move)
+    assert twin is not None and hand.result is not None
+    assert state(twin) == frozen  # playing the original changed nothing in the copy
+    for move in played:
+        move(twin)
+    assert twin.log == hand.log and twin.result == hand.result

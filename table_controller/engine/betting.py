@@ -38,6 +38,10 @@ class SeatState:
     acted_serial: int = -1  # the round's serial when he acted (read only once he has)
     reopen_at: int = 0  # the bet that reopens the betting for him (read only once he acted)
 
+    def copy(self) -> SeatState:
+        return SeatState(self.seat, self.stack, self.bet, self.contributed, self.folded,
+                         self.acted, self.acted_serial, self.reopen_at)
+
     @property
     def live(self) -> bool:
         """Still holding cards."""
@@ -89,6 +93,31 @@ class BettingRound:
         self.live = 0
         self._able = 0
         self._seq = [players[s] for s in order]  # the players in ``order``
+
+    def copy(self, players: dict[int, SeatState]) -> BettingRound:
+        """This round over ``players``, copies of its own (for :meth:`Hand.copy`); every other
+        attribute is immutable."""
+        other = object.__new__(BettingRound)
+        # attribute by attribute, in the order of __init__ (see Hand.copy)
+        other.config = self.config
+        other.players = players
+        other.order = self.order
+        other.street = self.street
+        other.current_bet = self.current_bet
+        other.min_raise = self.min_raise
+        other.full_level = self.full_level
+        other.bets_made = self.bets_made
+        other.capped = self.capped
+        other.serial = self.serial
+        other.aggressor = self.aggressor
+        other.cursor = self.cursor
+        other.fresh = self.fresh
+        other.over = self.over
+        other.next_seat = self.next_seat
+        other.live = self.live
+        other._able = self._able
+        other._seq = [players[s] for s in self.order]
+        return other
 
     def invalidate(self) -> None:
         """Forget the derived turn state; every change to the players or the round calls this

@@ -129,6 +129,43 @@ class Hand:
                    small_blind_seat=small_blind_seat, big_blind_seat=big_blind_seat,
                    straddle_seat=straddle_seat, missed=missed)
 
+    def copy(self) -> Hand:
+        """An independent copy of the hand as it stands: playing one changes nothing in the
+        other (the log's records, and the result once there is one, are immutable and
+        shared). Setting up a hand once and copying it for every hand of the same seating is
+        cheaper than setting it up again (the PHH replay does so)."""
+        other = object.__new__(Hand)
+        # Attribute by attribute, in the order of __init__: the instance keeps CPython's
+        # compact attribute storage (going through __dict__ would make every later access to
+        # the copy's attributes slower than the hand's own).
+        other.config = self.config
+        other.number = self.number
+        other.button = self.button
+        other.small_blind_seat = self.small_blind_seat
+        other.big_blind_seat = self.big_blind_seat
+        other.straddle_seat = self.straddle_seat
+        other.deal_order = self.deal_order
+        other.street = self.street
+        other.log = list(self.log)
+        other.result = self.result
+        other.board = list(self.board)
+        other.hole_cards = dict(self.hole_cards)
+        other._dealt = self._dealt
+        other.starting_stacks = dict(self.starting_stacks)
+        players = other.players = {s: p.copy() for s, p in self.players.items()}
+        other._round = self._round.copy(players)
+        other._held = dict(self._held)
+        other._round_closed = self._round_closed
+        other._street_log_start = self._street_log_start
+        other._street_acted = self._street_acted
+        other._final_aggressor = self._final_aggressor
+        other._flop_dealt = self._flop_dealt
+        other._dead = dict(self._dead)
+        other._returned = dict(self._returned)
+        other.ante_seat = self.ante_seat
+        other.preflop_order = self.preflop_order
+        return other
+
     # ------------------------------------------------------------------ set-up
     def _ante_seat(self) -> int | None:
         """Who posts the single ante (rules.md §2, TDA 2024 RP-11): the big blind, or the

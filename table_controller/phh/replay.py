@@ -26,7 +26,7 @@ What the engine plays, and so what can be replayed (docs/hand-histories.md):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -271,15 +271,42 @@ def start_hand(history: HandHistory) -> Hand:
     The hand is built from the file's positions (:meth:`Hand.from_positions`, not through a
     :class:`Table`), because a hand history is one hand: there is no previous hand to move the
     button or the blinds from, and a file may describe a layout only a table's history
-    produces (a dead small blind, [002 #28]).
+    produces (a dead small blind, [002 #28]). Hands of one game repeat the same set-up (the
+    fields of the game, the starting stacks, the seats): a hand is set up once for each and
+    copied (:meth:`Hand.copy`), its number set.
     """
+    number = history.hand if isinstance(history.hand, int) else 1
+    try:
+        key: Hashable = (history.variant, history.antes, history.blinds_or_straddles,
+                         history.min_bet, history.small_bet, history.big_bet,
+                         history.ante_trimming_status, history.starting_stacks, history.seats,
+                         tuple(history.user_fields.items()))
+        hash(key)
+    except TypeError:  # a user field holds an unhashable value (an array): not remembered
+        hand = _set_up(history)
+    else:
+        set_up = _SET_UP.get(key)
+        if set_up is None:
+            if len(_SET_UP) >= _SET_UP_MAX:
+                _SET_UP.clear()
+            set_up = _SET_UP[key] = _set_up(history)
+        hand = set_up.copy()
+    hand.number = number
+    return hand
+
+
+# Hands set up and not played, by their set-up (see start_hand); bounded.
+_SET_UP: dict[Hashable, Hand] = {}
+_SET_UP_MAX = 256
+
+
+def _set_up(history: HandHistory) -> Hand:
     config, layout = _setup(history)
     seats = _seats(history)
-    number = history.hand if isinstance(history.hand, int) else 1
     try:
         hand = Hand(
             config=config,
-            number=number,
+            number=1,
             stacks=dict(zip(seats, history.starting_stacks, strict=True)),
             button=seats[-1],
             small_blind_seat=(
