@@ -167,6 +167,11 @@ def _replace(old: str, new: str) -> str:
         (_replace("antes = [0, 0, 0]", 'antes = [0, "1", 0]'), "expected a number"),
         (_replace('"p3 f"', '"p3 fold"'), "action 4 'p3 fold'"),
         (_replace('"d db Jc3d5c"', '"d db Jc3d5x"'), "action 7 'd db Jc3d5x': not a card: '5x'"),
+        # the first bad action in the file's order is named, whatever else is wrong
+        (_replace('"p3 f", "p1 cc"', '"p3 zz", "p1 yy"'), "action 4 'p3 zz'"),
+        (_replace('"p3 f", "p1 cc"', '"p3 f", "p1 cc", 7, []'), "action 6: expected a string"),
+        (_replace('"p3 f", "p1 cc"', '"p3 f", "p1 cc", [], 7'), "action 6: expected a string"),
+        (_replace('"p3 f", "p1 cc"', '"p3 f", "p3 f", "p1 zz", 7'), "action 6 'p1 zz'"),
         (_replace("actions = [", "seats = [1, 1, 2]\nactions = ["), "field 'seats': .*distinct"),
     ],
 )

@@ -337,12 +337,12 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     known = _KNOWN_ACTIONS.get(count)
     if known is None or len(known) > _KNOWN_ACTIONS_MAX:
         known = _KNOWN_ACTIONS[count] = {}
-    get = known.get
-    try:  # each action read once per text, then remembered
-        actions = [a if (a := get(text)) is not None else _learn(known, text, count)
-                   for text in raw_actions]
+    try:  # each action read once per text, then remembered; the rest looked up at once
+        for text in set(raw_actions).difference(known):
+            _learn(known, text, count)
+        actions = tuple(map(known.__getitem__, raw_actions))
     except Exception:  # not a string, or not an action: read one by one, naming it
-        actions = _actions_one_by_one(raw_actions, count)
+        actions = tuple(_actions_one_by_one(raw_actions, count))
 
     kwargs: dict[str, Any] = {}
     for name in ("min_bet", "small_bet", "big_bet"):
@@ -376,7 +376,7 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     kwargs["antes"] = antes
     kwargs["blinds_or_straddles"] = blinds
     kwargs["starting_stacks"] = stacks
-    kwargs["actions"] = tuple(actions)
+    kwargs["actions"] = actions
     kwargs["user_fields"] = user_fields
     kwargs["unread"] = unread
     return checked_history(kwargs)
