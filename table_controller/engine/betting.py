@@ -92,6 +92,7 @@ class BettingRound:
         self.next_seat: int | None = None
         self.live = 0
         self._able = 0
+        self._pending = 0  # players holding cards and chips who must still act or match
         self._seq = [players[s] for s in order]  # the players in ``order``
 
     def copy(self, players: dict[int, SeatState]) -> BettingRound:
@@ -116,6 +117,7 @@ class BettingRound:
         other.next_seat = self.next_seat
         other.live = self.live
         other._able = self._able
+        other._pending = self._pending
         other._seq = [players[s] for s in self.order]
         return other
 
@@ -132,7 +134,7 @@ class BettingRound:
         self.fresh = True
         current = self.current_bet
         cursor = -1 if self.cursor is None else self.cursor
-        live = able = 0
+        live = able = pending = 0
         after: SeatState | None = None  # the first to act or match above the cursor
         before: SeatState | None = None  # the first from the lowest seat, to wrap around to
         for p in self._seq:
@@ -141,13 +143,16 @@ class BettingRound:
             live += 1
             if p.stack > 0:
                 able += 1
-                if after is None and (not p.acted or p.bet < current):
-                    if p.seat > cursor:
-                        after = p
-                    elif before is None:
-                        before = p
+                if not p.acted or p.bet < current:
+                    pending += 1
+                    if after is None:
+                        if p.seat > cursor:
+                            after = p
+                        elif before is None:
+                            before = p
         self.live = live
         self._able = able
+        self._pending = pending
         self._settle(after if after is not None else before)
 
     def _settle(self, first: SeatState | None) -> None:
@@ -424,13 +429,26 @@ class BettingRound:
         if not self.fresh:
             return  # computed afresh when asked
         # The turn state, updated from this one change (what refresh() would find): the
-        # actor held cards and chips; a fold or an all-in takes him out of the counts, and the
-        # next to act is the first player clockwise after him who has to act or match.
+        # actor held cards and chips and had to act; a fold or an all-in takes him out of the
+        # counts; after a bet or raise every other player holding cards and chips has to act
+        # again, else one player fewer has; the next to act is the first of them clockwise
+        # after him.
         if kind is _FOLD:
-            self.live -= 1
-            self._able -= 1
-        elif stack == 0:
-            self._able -= 1
+            live = self.live = self.live - 1
+            able = self._able = self._able - 1
+        else:
+            live = self.live
+            able = self._able
+            if stack == 0:
+                able = self._able = able - 1
+        if kind is _BET or kind is _RAISE:
+            pending = self._pending = able - 1 if stack else able
+        else:
+            pending = self._pending = self._pending - 1
+        if live <= 1 or not pending:  # the round (or the hand) is over
+            self.over = True
+            self.next_seat = None
+            return
         seq = self._seq
         i = self.order.index(seat) + 1
         nxt: SeatState | None = None
@@ -443,7 +461,7 @@ class BettingRound:
                 if not q.folded and q.stack and (not q.acted or q.bet < current):
                     nxt = q
                     break
-        if nxt is not None and self._able > 1:  # the usual case of _settle
+        if nxt is not None and able > 1:  # the usual case of _settle
             self.over = False
             self.next_seat = nxt.seat
         else:
