@@ -137,6 +137,25 @@ def test_short_all_ins_adding_up_to_a_full_raise_reopen() -> None:
     act(hand, 3, A)  # to 47: short again, but 27 over A's 20 >= a full raise of 20
     act(hand, 4, C)
     assert hand.legal_actions(1).min_raise_to == 67
+    act(hand, 1, R, 67)  # reopened: the raise is taken (BettingRound.decide's quick path)
+    assert hand.actions_this_round[-1].full_raise
+
+
+def test_short_all_ins_one_chip_short_of_a_full_raise_do_not_reopen() -> None:
+    """TDA 47: short all-ins adding up to one chip less than a full raise: no raise."""
+    hand = start({1: 500, 2: 34, 3: 41, 4: 500}, button=4)
+    to_flop(hand)
+    act(hand, 1, B, 20)
+    act(hand, 2, A)  # to 32: short
+    act(hand, 3, A)  # to 39: 19 over A's 20, one short of a full raise of 20
+    act(hand, 4, C)
+    before = snapshot(hand)
+    for kind in (R, B):
+        with pytest.raises(IllegalAction, match="does not reopen"):
+            hand.act_in_turn(1, kind, 80)
+    assert snapshot(hand) == before
+    act(hand, 1, C)
+    assert hand.betting_complete
 
 
 def test_full_raise_reopens_for_everyone() -> None:

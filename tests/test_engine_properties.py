@@ -28,6 +28,7 @@ from table_controller.engine import (
     Table,
 )
 from table_controller.engine import citations as cite
+from table_controller.engine.betting import BettingRound
 from table_controller.vocabulary.cards import DECK, Card
 
 MAX_STEPS = 400
@@ -321,3 +322,49 @@ def test_a_copy_of_a_hand_is_independent(data: st.DataObject, table: Table) -> N
     for move in played:
         move(twin)
     assert twin.log == hand.log and twin.result == hand.result
+
+
+def _decided(rnd: BettingRound, seat: int, kind: ActionKind, amount: int) -> object:
+    try:
+        return rnd.decide(seat, kind, amount)
+    except IllegalAction as err:
+        return (err.rule, str(err))
+
+
+def _by_the_rules(rnd: BettingRound, seat: int, amount: int) -> object:
+    try:
+        return rnd._resolve_raise(rnd.players[seat], amount, all_in_declared=False)
+    except IllegalAction as err:
+        return (err.rule, str(err))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), table=tables())
+def test_bets_and_raises_decided_alike_on_every_path(data: st.DataObject, table: Table) -> None:
+    """BettingRound.decide's quick acceptance of the usual no-limit bet or raise gives what
+    the general rules (_resolve_raise) give, for any amount, in any state of random hands:
+    the same record, or the same refusal naming the same rule."""
+    hand = table.start_hand()
+    deck = list(data.draw(st.permutations(DECK)))
+    for seat in hand.deal_order:
+        hand.deal_hole(seat, [deck.pop(), deck.pop()])
+    rnd = hand._round
+    for _ in range(MAX_STEPS):
+        if hand.result is not None:
+            break
+        if hand.street is Street.SHOWDOWN:
+            hand.showdown()
+            continue
+        if hand.betting_complete:
+            hand.deal_board([deck.pop() for _ in range(3 if not hand.board else 1)])
+            continue
+        to_act = hand.to_act
+        assert to_act is not None
+        p = rnd.players[to_act]
+        current, total = rnd.current_bet, p.bet + p.stack
+        edges = {current, rnd.config.big_blind, current + rnd.min_raise, total,
+                 data.draw(st.integers(current - 2, max(current, total + 2)))}
+        for kind in (ActionKind.BET, ActionKind.RAISE):
+            for amount in {e + d for e in edges for d in (-1, 0, 1)}:
+                assert _decided(rnd, to_act, kind, amount) == _by_the_rules(rnd, to_act, amount)
+        hand.act(random_action(data, hand, to_act))

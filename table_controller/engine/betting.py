@@ -93,6 +93,7 @@ class BettingRound:
         self.live = 0
         self._able = 0
         self._pending = 0  # players holding cards and chips who must still act or match
+        self._no_limit = config.structure is Structure.NO_LIMIT
         self._seq = [players[s] for s in order]  # the players in ``order``
 
     def copy(self, players: dict[int, SeatState]) -> BettingRound:
@@ -118,6 +119,7 @@ class BettingRound:
         other.live = self.live
         other._able = self._able
         other._pending = self._pending
+        other._no_limit = self._no_limit
         other._seq = [players[s] for s in self.order]
         return other
 
@@ -342,6 +344,27 @@ class BettingRound:
             return _record(ActionTaken, (self.street, seat, _CALL, to, added, added == stack, False,
                                          False))
         total = bet + stack
+        if (kind is _RAISE or kind is _BET) and amount is not None and self._no_limit \
+                and current < amount <= total:
+            # The usual no-limit bet or raise, accepted here when _resolve_raise would accept
+            # it (which names the rule otherwise): an opponent holds cards and chips, the
+            # betting is open to him (TDA 47), and it is at least a full raise or all-in
+            # (rules.md §3, TDA 43). Same record as _resolve_raise.
+            if not self.fresh:
+                self.refresh()
+            min_raise = self.min_raise
+            if self._able > 1 and (not p.acted or p.acted_serial < self.serial
+                                   or current >= p.reopen_at):
+                if current == 0:
+                    big_blind = self.config.big_blind
+                    if amount >= big_blind or amount == total:
+                        return _record(ActionTaken, (self.street, seat, _BET, amount,
+                                                     amount - bet, amount == total,
+                                                     amount >= big_blind, False))
+                elif amount - current >= min_raise or amount == total:
+                    return _record(ActionTaken, (self.street, seat, _RAISE, amount,
+                                                 amount - bet, amount == total,
+                                                 amount - current >= min_raise, False))
         if kind is ActionKind.ALL_IN:
             if stack <= to_call:
                 return _record(ActionTaken, (self.street, seat, _CALL, total, stack, True, False,
