@@ -38,10 +38,6 @@ class SeatState:
     acted_serial: int = -1  # the round's serial when he acted (read only once he has)
     reopen_at: int = 0  # the bet that reopens the betting for him (read only once he acted)
 
-    def copy(self) -> SeatState:
-        return SeatState(self.seat, self.stack, self.bet, self.contributed, self.folded,
-                         self.acted, self.acted_serial, self.reopen_at)
-
     @property
     def live(self) -> bool:
         """Still holding cards."""

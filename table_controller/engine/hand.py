@@ -152,7 +152,9 @@ class Hand:
         other.hole_cards = dict(self.hole_cards)
         other._dealt = self._dealt
         other.starting_stacks = dict(self.starting_stacks)
-        players = other.players = {s: p.copy() for s, p in self.players.items()}
+        players = other.players = {  # SeatState.copy, inlined
+            s: SeatState(p.seat, p.stack, p.bet, p.contributed, p.folded, p.acted,
+                         p.acted_serial, p.reopen_at) for s, p in self.players.items()}
         other._round = self._round.copy(players)
         other._held = dict(self._held)
         other._round_closed = self._round_closed
@@ -494,12 +496,14 @@ class Hand:
         chips = high - bets[-2]
         if not chips:
             return
-        p = next(p for p in players if p.bet == high)
+        for p in players:
+            if p.bet == high:
+                break
         seat = p.seat
         p.bet -= chips
         p.contributed -= chips
         p.stack += chips
-        self._round.invalidate()
+        self._round.fresh = False  # invalidate(): chips moved
         self._returned[seat] = self._returned.get(seat, 0) + chips
         self.log.append(_record(BetReturned, (seat, chips)))
 
@@ -513,7 +517,7 @@ class Hand:
             self._final_aggressor = self._round.aggressor
         for p in self.players.values():
             p.bet = 0
-        self._round.invalidate()
+        self._round.fresh = False  # invalidate(): chips moved
         if self.street is Street.RIVER:
             self.street = Street.SHOWDOWN
 
@@ -554,7 +558,7 @@ class Hand:
         for seat, p in players.items():
             p.bet = 0
             final[seat] = p.stack
-        self._round.invalidate()
+        self._round.fresh = False  # invalidate(): chips moved
         self._round_closed = True
         self.street = Street.COMPLETE
         self.result = HandResult(pots=awards, returned=dict(self._returned), rake=rake,
@@ -710,7 +714,7 @@ class Hand:
             p.contributed = 0
             p.bet = 0
         self._dead.clear()
-        self._round.invalidate()
+        self._round.fresh = False  # invalidate(): chips moved
         self._round_closed = True
         self.street = Street.COMPLETE
         self.result = HandResult(pots=[], returned=refunds, rake=0, voided=True,

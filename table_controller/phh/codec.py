@@ -339,7 +339,8 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         known = _KNOWN_ACTIONS[count] = {}
     try:  # each action read once per text, then remembered; the rest looked up at once
         for text in set(raw_actions).difference(known):
-            _learn(known, text, count)
+            action = _plain_action(text, count)
+            known[text] = _parse_action(text, count) if action is None else action
         actions = tuple(map(known.__getitem__, raw_actions))
     except Exception:  # not a string, or not an action: read one by one, naming it
         actions = tuple(_actions_one_by_one(raw_actions, count))
@@ -386,14 +387,6 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
 # actions endlessly. Bounded: cleared when it grows past the limit.
 _KNOWN_ACTIONS: dict[int, dict[str, PhhAction]] = {}
 _KNOWN_ACTIONS_MAX = 100_000
-
-
-def _learn(known: dict[str, PhhAction], text: str, count: int) -> PhhAction:
-    action = _plain_action(text, count)
-    if action is None:
-        action = _parse_action(text, count)
-    known[text] = action
-    return action
 
 
 def clear_caches() -> None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from table_controller.engine import (
     ActionKind,
@@ -64,8 +64,7 @@ _BETTING = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
 STRUCTURE_OF = {"NT": Structure.NO_LIMIT, "PT": Structure.POT_LIMIT, "FT": Structure.FIXED_LIMIT}
 
 
-@dataclass(frozen=True, slots=True)
-class Replayed:
+class Replayed(NamedTuple):
     """A replayed hand: finishing stacks in the file's player order, and the engine's hand."""
 
     finishing_stacks: tuple[int, ...]
