@@ -429,7 +429,7 @@ class BettingRound:
         else:
             stack = p.stack
         if kind is _FOLD:
-            p.folded = True
+            p.folded = True  # he acts no more: nothing to reopen for him
         elif kind is _BET or kind is _RAISE:
             self.aggressor = seat
             if r.full_raise:
@@ -441,9 +441,10 @@ class BettingRound:
                     self.min_raise = max(self.min_raise, r.to - self.current_bet)
             self.current_bet = max(self.current_bet, r.to)
         current = self.current_bet
-        p.acted_serial = self.serial
-        # Facing at least a full raise over the bet he acted on reopens him (TDA 47).
-        p.reopen_at = current + self.min_raise
+        if kind is not _FOLD:
+            p.acted_serial = self.serial
+            # Facing at least a full raise over the bet he acted on reopens him (TDA 47).
+            p.reopen_at = current + self.min_raise
         self.cursor = seat
         if not self.fresh:
             return  # computed afresh when asked

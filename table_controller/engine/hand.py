@@ -411,7 +411,7 @@ class Hand:
         refused for that before its own legality is checked. ``amount`` is the total bet
         ("to") of a bet or raise, as in :class:`Action`. For callers whose actions come in
         turn order, such as a hand history's replay: no :class:`Action` is built."""
-        if self._round_closed or self.result is not None or self.street not in _BETTING_STREETS:
+        if self._round_closed:  # also when the hand is over or at the showdown
             self._require_betting()  # raises, naming why
         rnd = self._round
         if not rnd.fresh:
