@@ -301,6 +301,29 @@ def test_read_history_is_the_one_the_constructor_builds() -> None:
         full.variant = "FT"  # type: ignore[misc]
 
 
+def test_layouts_of_fields_are_remembered_per_variant_and_order() -> None:
+    """How a layout of fields is read is worked out once; files of that layout keep their own
+    values, user fields and unread fields in the file's order; a layout with a field missing
+    or forbidden is refused every time."""
+    text = MINIMAL + '_b = 2\nfinishing_stacks = [1.5, 2, 3]\n_a = 1\nplayers = [1, 2, 3]\n'
+    for _ in range(2):
+        history = loads(text)
+        assert list(history.user_fields.items()) == [("_b", 2), ("_a", 1)]
+        assert list(history.unread) == ["finishing_stacks", "players"]
+    other = loads(text.replace("_b = 2", "_b = 5"))
+    assert other.user_fields == {"_b": 5, "_a": 1}
+    for _ in range(2):
+        with pytest.raises(PhhError, match="field 'min_bet': missing"):
+            loads(text.replace("min_bet = 2\n", ""))
+        with pytest.raises(PhhError, match="field 'small_bet': not used"):
+            loads(text.replace("min_bet = 2\n", "min_bet = 2\nsmall_bet = 2\n"))
+    fixed = text.replace('"NT"', '"FT"').replace("min_bet = 2", "small_bet = 2\nbig_bet = 4")
+    assert loads(fixed).small_bet == 2
+    with pytest.raises(PhhError, match="field 'min_bet': not used by variant FT"):
+        loads(text.replace('"NT"', '"FT"').replace("min_bet = 2", "small_bet = 2\nbig_bet = 4"
+                                                   "\nmin_bet = 2"))
+
+
 def test_plain_reader_remembers_lines_without_sharing_arrays() -> None:
     """A line read again gives the same value; arrays come out as new lists, so a caller that
     changes one does not change the next file's."""

@@ -317,12 +317,13 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     if not isinstance(variant, str) or variant not in VARIANTS:
         supported = ", ".join(f"{code} ({name})" for code, name in VARIANTS.items())
         raise _fail("variant", f"unsupported variant {variant!r}; this table plays {supported}")
-    for name in _REQUIRED[variant]:
-        if name not in raw:
-            raise _fail(name, f"missing (required for variant {variant})")
-    for name in _FORBIDDEN[variant]:
-        if name in raw:
-            raise _fail(name, f"not used by variant {variant}")
+    # The files of one dataset have the same fields in the same order: which are required,
+    # forbidden, descriptive or the user's is worked out once for each such layout.
+    names = tuple(raw)
+    layout = _LAYOUTS.get((variant, names))
+    if layout is None:
+        layout = _layout(variant, names)
+    descriptive, user_names = layout
 
     stacks = _chip_list("starting_stacks", raw["starting_stacks"], None, allow_zero=False)
     count = len(stacks)
@@ -362,17 +363,14 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
             raise _fail("seats", f"seat numbers must be distinct and >= 1, got {list(checked)}")
         kwargs["seats"] = checked
     unread: dict[str, Any] = {}
-    user_fields: dict[str, Any] = {}
-    for name, value in raw.items():
-        read = _DESCRIPTIVE.get(name)
-        if read is None:
-            if name not in _READ_ABOVE:
-                user_fields[name] = value  # a field of phh-std's or a user's we do not read
-            continue
+    for name, read in descriptive:
+        value = raw[name]
         try:
             kwargs[name] = read(name, value, count)
         except PhhError:
             unread[name] = value  # not the type phh-std gives it: kept as written
+    # the fields of phh-std's or a user's that the table does not read, kept
+    user_fields = {name: raw[name] for name in user_names} if user_names else {}
     kwargs["variant"] = variant
     kwargs["antes"] = antes
     kwargs["blinds_or_straddles"] = blinds
@@ -383,6 +381,32 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     return checked_history(kwargs)
 
 
+# Layouts of fields (variant, field names in order) -> the descriptive fields with their
+# readers and the user's fields, in order; bounded, emptied by clear_caches().
+_LAYOUTS: dict[tuple[str, tuple[str, ...]],
+               tuple[tuple[tuple[str, Callable[[str, object, int], Any]], ...],
+                     tuple[str, ...]]] = {}
+
+
+def _layout(variant: str, names: tuple[str, ...]) -> tuple[
+        tuple[tuple[str, Callable[[str, object, int], Any]], ...], tuple[str, ...]]:
+    """Check a layout of fields for ``variant`` (a required field missing, a forbidden one
+    present raise every time) and remember how its fields are read."""
+    present = set(names)
+    for name in _REQUIRED[variant]:
+        if name not in present:
+            raise _fail(name, f"missing (required for variant {variant})")
+    for name in _FORBIDDEN[variant]:
+        if name in present:
+            raise _fail(name, f"not used by variant {variant}")
+    descriptive = tuple((n, _DESCRIPTIVE[n]) for n in names if n in _DESCRIPTIVE)
+    user_names = tuple(n for n in names if n not in _DESCRIPTIVE and n not in _READ_ABOVE)
+    if len(_LAYOUTS) >= 1024:
+        _LAYOUTS.clear()
+    layout = _LAYOUTS[variant, names] = (descriptive, user_names)
+    return layout
+
+
 # Parsed actions (immutable) by player count and text: hand histories repeat the same short
 # actions endlessly. Bounded: cleared when it grows past the limit.
 _KNOWN_ACTIONS: dict[int, dict[str, PhhAction]] = {}
@@ -390,9 +414,10 @@ _KNOWN_ACTIONS_MAX = 100_000
 
 
 def clear_caches() -> None:
-    """Forget the remembered readings of lines, actions and cards (the benchmark times cold
-    reads)."""
+    """Forget the remembered readings of lines, layouts of fields, actions and cards (the
+    benchmark times cold reads)."""
     _KNOWN_LINES.clear()
+    _LAYOUTS.clear()
     _KNOWN_ACTIONS.clear()
     _parse_action.cache_clear()
     _parse_cards.cache_clear()
