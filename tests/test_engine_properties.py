@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from table_controller.engine import (
     Action,
     ActionKind,
+    ActionTaken,
     AnteFormat,
     AnteOrder,
     GameConfig,
@@ -368,3 +369,43 @@ def test_bets_and_raises_decided_alike_on_every_path(data: st.DataObject, table:
             for amount in {e + d for e in edges for d in (-1, 0, 1)}:
                 assert _decided(rnd, to_act, kind, amount) == _by_the_rules(rnd, to_act, amount)
         hand.act(random_action(data, hand, to_act))
+
+
+def _turn_state(rnd: BettingRound) -> tuple[object, ...]:
+    return (rnd.live, rnd._able, rnd.over, rnd.next_seat)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), table=tables())
+def test_turn_state_after_each_decision_is_a_recount(data: st.DataObject, table: Table) -> None:
+    """BettingRound.apply updates the turn state from the one decision; it is always what a
+    full recount (refresh) of the players finds, checked right after every decision."""
+    hand = table.start_hand()
+    rnd = hand._round
+    apply = rnd.apply
+    checked = []
+
+    def apply_and_recount(record: ActionTaken) -> None:
+        apply(record)
+        if rnd.fresh:
+            updated = _turn_state(rnd)
+            rnd.refresh()
+            assert _turn_state(rnd) == updated
+            checked.append(record)
+
+    rnd.apply = apply_and_recount  # type: ignore[method-assign,assignment]
+    deck = list(data.draw(st.permutations(DECK)))
+    for seat in hand.deal_order:
+        hand.deal_hole(seat, [deck.pop(), deck.pop()])
+    for _ in range(MAX_STEPS):
+        if hand.result is not None:
+            break
+        if hand.street is Street.SHOWDOWN:
+            hand.showdown()
+        elif hand.betting_complete:
+            hand.deal_board([deck.pop() for _ in range(3 if not hand.board else 1)])
+        else:
+            to_act = hand.to_act
+            assert to_act is not None
+            hand.act(random_action(data, hand, to_act))
+    assert len(checked) == sum(1 for r in hand.log if isinstance(r, ActionTaken))
