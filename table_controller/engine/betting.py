@@ -305,22 +305,29 @@ class BettingRound:
         it into the record the hand logs; raises :class:`IllegalAction` naming the rule."""
         return self.decide(action.seat, action.kind, action.amount)
 
-    def decide(self, seat: int, kind: ActionKind, amount: int | None = None) -> Resolved:
-        """:meth:`resolve` for the decision given by its parts (no :class:`Action` built)."""
-        p = self.players.get(seat)
-        if p is None:
-            raise IllegalAction(f"seat {seat} is not dealt in", rule=cite.TURN_ORDER)
-        if p.folded:
-            raise IllegalAction(f"seat {seat} has folded", rule=cite.TURN_ORDER)
+    def decide(self, seat: int, kind: ActionKind, amount: int | None = None,
+               in_turn: bool = False) -> Resolved:
+        """:meth:`resolve` for the decision given by its parts (no :class:`Action` built).
+        ``in_turn``: ``seat`` is the next to act (the turn state fresh), so he is dealt in,
+        holds cards and chips and has to act, which is then not checked again."""
+        if in_turn:
+            p = self.players[seat]
+        else:
+            found = self.players.get(seat)
+            if found is None:
+                raise IllegalAction(f"seat {seat} is not dealt in", rule=cite.TURN_ORDER)
+            p = found
+            if p.folded:
+                raise IllegalAction(f"seat {seat} has folded", rule=cite.TURN_ORDER)
+            if p.stack == 0:
+                raise IllegalAction(f"seat {seat} is all-in: no more decisions",
+                                    rule=cite.NO_OPPONENT)
+            if p.acted and p.bet >= self.current_bet:  # not needs_action(p): nothing to do
+                raise IllegalAction(f"seat {seat} has acted and faces no new bet",
+                                    rule=cite.TURN_ORDER)
         stack = p.stack
-        if stack == 0:
-            raise IllegalAction(f"seat {seat} is all-in: no more decisions",
-                                rule=cite.NO_OPPONENT)
         bet = p.bet
         current = self.current_bet
-        if p.acted and bet >= current:  # not needs_action(p): he has nothing to do
-            raise IllegalAction(f"seat {seat} has acted and faces no new bet",
-                                rule=cite.TURN_ORDER)
         to_call = current - bet if current > bet else 0
         if kind is _FOLD:
             return _record(ActionTaken, (self.street, seat, _FOLD, bet, 0, False, False, False))

@@ -419,7 +419,7 @@ class Hand:
         if seat != rnd.next_seat:
             raise IllegalAction(f"seat {seat} acts out of turn: seat {rnd.next_seat} is to act",
                                 rule=cite.TURN_ORDER)
-        resolved = rnd.decide(seat, kind, amount)
+        resolved = rnd.decide(seat, kind, amount, True)
         rnd.apply(resolved)
         self._street_acted = True
         self.log.append(resolved)
