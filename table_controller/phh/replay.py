@@ -328,15 +328,15 @@ def replay(history: HandHistory) -> Replayed:
     """Play ``history`` through the engine; raises PhhError naming what was wrong."""
     hand = start_hand(history)
     seats = hand.deal_order
-    state = _ReplayState(hand=hand, seats=seats)
     # The usual actions go straight to the engine here; anything else, and any action the
     # engine refuses (which changes nothing in the hand), goes to _ReplayState.apply, which
     # plays it with every fallback (check or call, an all-in below the minimum, the no-op
-    # check) or names what is wrong in the file's terms.
+    # check) or names what is wrong in the file's terms. The state, which also remembers the
+    # cards shown and mucked, is made when first needed.
+    state: _ReplayState | None = None
     act = hand.act_in_turn
     deal_hole = hand.deal_hole
     to_call = hand.to_call
-    slow = state.apply
     for number, action in enumerate(history.actions, start=1):
         try:
             try:
@@ -344,24 +344,29 @@ def replay(history: HandHistory) -> Replayed:
                     cards = action.cards
                     if len(cards) == 2 and cards[0] is not None and cards[1] is not None:
                         deal_hole(seats[action.player - 1], cards)  # type: ignore[arg-type]
-                    else:
-                        slow(action)  # unknown cards
+                        continue
                 elif type(action) is Fold:
                     act(seats[action.player - 1], _FOLD)
+                    continue
                 elif type(action) is CheckOrCall:
                     seat = seats[action.player - 1]
                     act(seat, _CALL if to_call(seat) else _CHECK)
+                    continue
                 elif type(action) is BetOrRaiseTo:
                     act(seats[action.player - 1], _RAISE, action.amount)
-                else:
-                    slow(action)
+                    continue
             except IllegalAction:
-                slow(action)
+                pass
+            if state is None:
+                state = _ReplayState(hand=hand, seats=seats)
+            state.apply(action)
         except (PhhError, EngineError) as exc:
             raise PhhError(f"action {number} {codec.format_action(action)!r}: {exc}") from None
-    state.finish()
     result = hand.result
-    assert result is not None
+    if result is None or state is not None:
+        (state or _ReplayState(hand=hand, seats=seats)).finish()
+        result = hand.result
+        assert result is not None
     return Replayed(tuple(map(result.final_stacks.__getitem__, seats)), hand)
 
 
