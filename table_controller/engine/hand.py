@@ -17,7 +17,6 @@ from table_controller.engine.actions import Action, ActionKind, LegalActions, St
 from table_controller.engine.betting import BettingRound, Resolved, SeatState
 from table_controller.engine.config import AnteFormat, AnteOrder, GameConfig
 from table_controller.engine.errors import IllegalAction
-from table_controller.engine.evaluator import evaluate
 from table_controller.engine.interpret import interpret_chips
 from table_controller.engine.pots import Pot, build_pots
 from table_controller.engine.records import (
@@ -681,6 +680,11 @@ class Hand:
         if missing:
             raise IllegalAction(f"seat(s) {missing}: cards must be tabled to win (or mucked)",
                                 rule=cite.SHOW)
+        # The evaluator builds its lookup tables when first imported (a quarter of a second):
+        # imported at the first showdown, not by every program that plays or replays hands
+        # (most hands end without one).
+        from table_controller.engine.evaluator import evaluate
+
         values = {s: evaluate(list(cards[s]) + self.board) for s in tabled}
         pots = self.pots()
         for i, pot in enumerate(pots):
