@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime
 import math
 import re
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -604,6 +603,8 @@ def loads(text: str) -> HandHistory:
     """Parse PHH text (raises :class:`PhhError`)."""
     raw = _plain_toml(text)
     if raw is None:
+        import tomllib  # only for texts outside the plain subset: imported when needed
+
         try:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
