@@ -283,6 +283,65 @@ def test_plain_reader_agrees_with_tomllib() -> None:
     assert declined >= 5
 
 
+def test_plain_reader_reads_every_real_file_as_tomllib_does() -> None:
+    """The real files the project ships (phh-dataset's layout: one-line arrays of literal
+    strings) are read by the fast reader, to exactly what tomllib reads."""
+    from table_controller.phh.codec import _plain_toml, clear_caches
+
+    real = sorted((Path(__file__).resolve().parent / "data" / "phh-real").rglob("*.phh"))
+    assert len(real) >= 20
+    clear_caches()
+    for _ in range(2):  # read fresh, then from the remembered lines
+        for path in real:
+            text = path.read_text(encoding="utf-8")
+            assert _plain_toml(text) == tomllib.loads(text), path
+
+
+# Strings made to trip a reader of string arrays: the quotes, the separator and its pieces, a
+# backslash, brackets, controls (a tab, NUL, DEL, C1), non-ASCII spaces and letters.
+_tricky = st.lists(st.sampled_from(["'", '"', ", ", ",", " ", "\\", "\\'", "[", "]", "\t",
+                                    "\x00", "\x1f", "\x7f", "\x85", "\u00a0", "\u2028", "é",
+                                    "p1 f", "#", "="]), max_size=8).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_tricky, max_size=4), st.sampled_from(["'", '"']),
+       st.sampled_from([", ", ",", " , ", ", ,"]), st.sampled_from(["", " ", ","]))
+def test_plain_reader_agrees_with_tomllib_on_string_arrays(
+        items: list[str], quote: str, separator: str, end: str) -> None:
+    """A one-line array of strings, however its items and separators are written, is read by
+    the fast reader to what tomllib reads, or left to tomllib; never read otherwise."""
+    from table_controller.phh.codec import _plain_toml, clear_caches
+
+    clear_caches()
+    text = "a = [" + separator.join(quote + item + quote for item in items) + end + "]\n"
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        assert _plain_toml(text) is None, text
+        return
+    fast = _plain_toml(text)
+    assert fast is None or fast == expected, text
+
+
+@settings(max_examples=400, deadline=None)
+@given(_tricky)
+def test_plain_reader_agrees_with_tomllib_on_any_bracketed_text(inside: str) -> None:
+    """Whatever stands between the brackets (``[']`` is no array), the fast reader reads what
+    tomllib reads, or leaves it to tomllib."""
+    from table_controller.phh.codec import _plain_toml, clear_caches
+
+    clear_caches()
+    text = f"a = [{inside}]\n"
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        assert _plain_toml(text) is None, text
+        return
+    fast = _plain_toml(text)
+    assert fast is None or fast == expected, text
+
+
 def test_read_history_is_the_one_the_constructor_builds() -> None:
     """The reader builds its HandHistory without the generated __init__: the same record
     (defaults included), as immutable."""
