@@ -12,8 +12,8 @@ Two sets, each timed on both sides:
 Each side reads the TOML text itself and replays it to the finishing stacks, which must agree;
 files pokerkit refuses by its own conventions (see docs/hand-histories.md) are left out of both
 timings. The clock runs over parsing and replaying, not disk reads; our reader's memory of the
-actions it has read is cleared before each of our rounds, so every round is a first reading,
-as ``phh replay`` does it.
+lines and actions it has read is cleared before each of our rounds, so every round is a first
+reading, as ``phh replay`` does it.
 """
 
 from __future__ import annotations

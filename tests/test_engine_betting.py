@@ -20,7 +20,7 @@ from table_controller.engine import (
     Table,
     TimeExpired,
 )
-from table_controller.vocabulary.cards import parse_cards
+from table_controller.vocabulary.cards import Card, parse_cards
 
 F, X, C, B, R, A = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET,
                     ActionKind.RAISE, ActionKind.ALL_IN)
@@ -137,6 +137,25 @@ def test_short_all_ins_adding_up_to_a_full_raise_reopen() -> None:
     act(hand, 3, A)  # to 47: short again, but 27 over A's 20 >= a full raise of 20
     act(hand, 4, C)
     assert hand.legal_actions(1).min_raise_to == 67
+    act(hand, 1, R, 67)  # reopened: the raise is taken (BettingRound.decide's quick path)
+    assert hand.actions_this_round[-1].full_raise
+
+
+def test_short_all_ins_one_chip_short_of_a_full_raise_do_not_reopen() -> None:
+    """TDA 47: short all-ins adding up to one chip less than a full raise: no raise."""
+    hand = start({1: 500, 2: 34, 3: 41, 4: 500}, button=4)
+    to_flop(hand)
+    act(hand, 1, B, 20)
+    act(hand, 2, A)  # to 32: short
+    act(hand, 3, A)  # to 39: 19 over A's 20, one short of a full raise of 20
+    act(hand, 4, C)
+    before = snapshot(hand)
+    for kind in (R, B):
+        with pytest.raises(IllegalAction, match="does not reopen"):
+            hand.act_in_turn(1, kind, 80)
+    assert snapshot(hand) == before
+    act(hand, 1, C)
+    assert hand.betting_complete
 
 
 def test_full_raise_reopens_for_everyone() -> None:
@@ -432,3 +451,12 @@ def test_hole_cards_are_checked() -> None:
     with pytest.raises(IllegalAction, match="already has hole cards"):
         hand.deal_hole(1, parse_cards("2c 3c"))
     assert hand.hole_cards == {1: tuple(parse_cards("As Ks"))}
+    # Card objects of their own (not the deck's, which the readers hand out) count the same
+    with pytest.raises(IllegalAction, match=r"duplicate card.*Ks"):
+        hand.deal_hole(2, (Card(13, "s"), Card(12, "h")))
+    with pytest.raises(IllegalAction, match=r"duplicate card.*Qh"):
+        hand.deal_hole(2, (Card(12, "h"), Card(12, "h")))
+    hand.deal_hole(2, (Card(12, "h"), Card(2, "c")))
+    with pytest.raises(IllegalAction, match=r"duplicate card.*2c"):
+        hand.deal_hole(3, parse_cards("2c 2d"))
+    hand.deal_hole(3, parse_cards("2d 2h"))

@@ -7,13 +7,16 @@ more than he covered (rules.md §4 [000, 002 #17]); an illegal action changes no
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from table_controller.engine import (
     Action,
     ActionKind,
+    ActionTaken,
     AnteFormat,
     AnteOrder,
     GameConfig,
@@ -25,7 +28,9 @@ from table_controller.engine import (
     Structure,
     Table,
 )
-from table_controller.vocabulary.cards import DECK
+from table_controller.engine import citations as cite
+from table_controller.engine.betting import BettingRound
+from table_controller.vocabulary.cards import DECK, Card
 
 MAX_STEPS = 400
 
@@ -201,3 +206,206 @@ def test_random_hands_conserve_chips_and_end(data: st.DataObject, table: Table) 
         raked += hand.result.rake
         table.finish_hand(hand)
         assert sum(table.stacks.values()) + raked == before
+
+
+def _twin_step(data: st.DataObject, held: Hand, in_turn: Hand) -> None:
+    """One decision by the seat to act, the same through act() and act_in_turn(); sometimes
+    first a random action, perhaps illegal or out of turn, which both refuse alike."""
+    seat = held.to_act
+    assert seat is not None and seat == in_turn.to_act
+    if data.draw(st.integers(0, 3)) == 0:
+        other = data.draw(st.sampled_from(held.deal_order))
+        kind = data.draw(st.sampled_from(list(ActionKind)))
+        amount = data.draw(st.one_of(st.none(), st.integers(-5, 1000)))
+        before = state(in_turn)
+        try:
+            in_turn.act_in_turn(other, kind, amount)
+        except IllegalAction as err:
+            assert state(in_turn) == before
+            if other != seat:
+                assert err.rule == cite.TURN_ORDER and "out of turn" in str(err)
+            else:
+                with pytest.raises(IllegalAction) as same:
+                    held.act(Action(seat=other, kind=kind, amount=amount))
+                assert (same.value.rule, str(same.value)) == (err.rule, str(err))
+        else:
+            assert other == seat
+            held.act(Action(seat=other, kind=kind, amount=amount))
+            assert held.log == in_turn.log
+            return
+    action = random_action(data, held, seat)
+    held.act(action)
+    in_turn.act_in_turn(action.seat, action.kind, action.amount)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), table=tables())
+def test_act_in_turn_plays_as_act(data: st.DataObject, table: Table) -> None:
+    """Hand.act_in_turn applies a decision in turn exactly as act() does (same log, same
+    state, same refusals naming the same rule) and refuses one out of turn, changing
+    nothing."""
+    twin = copy.deepcopy(table)
+    held, in_turn = table.start_hand(), twin.start_hand()
+    deck = list(data.draw(st.permutations(DECK)))
+    for seat in held.deal_order:
+        cards = [deck.pop(), deck.pop()]
+        held.deal_hole(seat, cards)
+        in_turn.deal_hole(seat, cards)
+    for _ in range(MAX_STEPS):
+        if held.result is not None:
+            break
+        if held.street is Street.SHOWDOWN:
+            held.showdown()
+            in_turn.showdown()
+        elif held.betting_complete:
+            board = [deck.pop() for _ in range(3 if not held.board else 1)]
+            held.deal_board(board)
+            in_turn.deal_board(board)
+        else:
+            _twin_step(data, held, in_turn)
+        assert held.log == in_turn.log
+        assert state(held) == state(in_turn)
+    assert held.result is not None and held.result == in_turn.result
+
+
+_IMMUTABLE = (int, str, bool, tuple, frozenset, type(None), Street, GameConfig)
+Move = Callable[[Hand], object]
+
+
+def _hole(seat: int, cards: list[Card]) -> Move:
+    return lambda hand: hand.deal_hole(seat, cards)
+
+
+def _board(cards: list[Card]) -> Move:
+    return lambda hand: hand.deal_board(cards)
+
+
+def _act(action: Action) -> Move:
+    return lambda hand: hand.act(action)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), table=tables())
+def test_a_copy_of_a_hand_is_independent(data: st.DataObject, table: Table) -> None:
+    """Hand.copy() at any point: the copy shares nothing it could change with the original,
+    is not changed by playing the original, and plays to the same end."""
+    hand = table.start_hand()
+    deck = list(data.draw(st.permutations(DECK)))
+    moves = [_hole(s, [deck.pop(), deck.pop()]) for s in hand.deal_order]
+    copy_at = data.draw(st.integers(0, 30))
+    twin: Hand | None = None
+    played: list[Move] = []
+    for step in range(MAX_STEPS):
+        if step == copy_at or (twin is None and hand.result is not None):
+            twin = hand.copy()
+            assert vars(twin).keys() == vars(hand).keys()
+            assert vars(twin._round).keys() == vars(hand._round).keys()
+            for name, value in vars(twin).items():
+                if not isinstance(value, _IMMUTABLE):
+                    assert value is not vars(hand)[name] or name == "result", name
+            frozen, played = state(twin), []
+        if hand.result is not None:
+            break
+        if moves:
+            move = moves.pop(0)
+        elif hand.street is Street.SHOWDOWN:
+            move = Hand.showdown
+        elif hand.betting_complete:
+            move = _board([deck.pop() for _ in range(3 if not hand.board else 1)])
+        else:
+            seat = hand.to_act
+            assert seat is not None
+            move = _act(random_action(data, hand, seat))
+        move(hand)
+        played.append(move)
+    assert twin is not None and hand.result is not None
+    assert state(twin) == frozen  # playing the original changed nothing in the copy
+    for move in played:
+        move(twin)
+    assert twin.log == hand.log and twin.result == hand.result
+
+
+def _decided(rnd: BettingRound, seat: int, kind: ActionKind, amount: int) -> object:
+    try:
+        return rnd.decide(seat, kind, amount)
+    except IllegalAction as err:
+        return (err.rule, str(err))
+
+
+def _by_the_rules(rnd: BettingRound, seat: int, amount: int) -> object:
+    try:
+        return rnd._resolve_raise(rnd.players[seat], amount, all_in_declared=False)
+    except IllegalAction as err:
+        return (err.rule, str(err))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), table=tables())
+def test_bets_and_raises_decided_alike_on_every_path(data: st.DataObject, table: Table) -> None:
+    """BettingRound.decide's quick acceptance of the usual no-limit bet or raise gives what
+    the general rules (_resolve_raise) give, for any amount, in any state of random hands:
+    the same record, or the same refusal naming the same rule."""
+    hand = table.start_hand()
+    deck = list(data.draw(st.permutations(DECK)))
+    for seat in hand.deal_order:
+        hand.deal_hole(seat, [deck.pop(), deck.pop()])
+    rnd = hand._round
+    for _ in range(MAX_STEPS):
+        if hand.result is not None:
+            break
+        if hand.street is Street.SHOWDOWN:
+            hand.showdown()
+            continue
+        if hand.betting_complete:
+            hand.deal_board([deck.pop() for _ in range(3 if not hand.board else 1)])
+            continue
+        to_act = hand.to_act
+        assert to_act is not None
+        p = rnd.players[to_act]
+        current, total = rnd.current_bet, p.bet + p.stack
+        edges = {current, rnd.config.big_blind, current + rnd.min_raise, total,
+                 data.draw(st.integers(current - 2, max(current, total + 2)))}
+        for kind in (ActionKind.BET, ActionKind.RAISE):
+            for amount in {e + d for e in edges for d in (-1, 0, 1)}:
+                assert _decided(rnd, to_act, kind, amount) == _by_the_rules(rnd, to_act, amount)
+        hand.act(random_action(data, hand, to_act))
+
+
+def _turn_state(rnd: BettingRound) -> tuple[object, ...]:
+    return (rnd.live, rnd._able, rnd.over, rnd.next_seat)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), table=tables())
+def test_turn_state_after_each_decision_is_a_recount(data: st.DataObject, table: Table) -> None:
+    """BettingRound.apply updates the turn state from the one decision; it is always what a
+    full recount (refresh) of the players finds, checked right after every decision."""
+    hand = table.start_hand()
+    rnd = hand._round
+    apply = rnd.apply
+    checked = []
+
+    def apply_and_recount(record: ActionTaken) -> None:
+        apply(record)
+        if rnd.fresh:
+            updated = _turn_state(rnd)
+            rnd.refresh()
+            assert _turn_state(rnd) == updated
+            checked.append(record)
+
+    rnd.apply = apply_and_recount  # type: ignore[method-assign,assignment]
+    deck = list(data.draw(st.permutations(DECK)))
+    for seat in hand.deal_order:
+        hand.deal_hole(seat, [deck.pop(), deck.pop()])
+    for _ in range(MAX_STEPS):
+        if hand.result is not None:
+            break
+        if hand.street is Street.SHOWDOWN:
+            hand.showdown()
+        elif hand.betting_complete:
+            hand.deal_board([deck.pop() for _ in range(3 if not hand.board else 1)])
+        else:
+            to_act = hand.to_act
+            assert to_act is not None
+            hand.act(random_action(data, hand, to_act))
+    assert len(checked) == sum(1 for r in hand.log if isinstance(r, ActionTaken))

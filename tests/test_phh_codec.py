@@ -71,10 +71,25 @@ def test_pokerkit_files_round_trip(variant: str, players: int) -> None:
     "p0 f", "p01 cc", "d dh p1 AsKs", "d dh p2 ????", "d dh p1 AsK", "d dh p1 AsKx",
     "d db Jc3d5c", "d db ??Ks2d", "d db 9s", "p1  f", "p1 f ", "p1 f # tank", "p1 sm AsKs",
     "p1 sm", "d dh p4 AsKs", "x1 f", "p1 pb", "",
+    "d dh p1 AsAs", "d dh p1 AsKs x", "d dh p1  AsKs", "d dh  p1 AsKs", "d dhp1 AsKs",
+    "d dh p10 AsKs", "d dh p99 AsKs", "d dh p0 AsKs", "d dh p1 asks", "d dh p1 AsKs ",
+    "d dh p3", "d dh ", "d db AhKh2c ", "d db Ah Kh 2c", "d db AhKh2c#x", "d db ", "d db",
 ])
 def test_plain_action_reader_agrees_with_the_general_one(text: str) -> None:
     """The fast reader of the usual actions gives what the general reader gives, or leaves
     the text to it (None); errors come from the general reader."""
+    _same_reading(text)
+
+
+@given(st.lists(st.sampled_from(["d", "dh", "db", "p1", "p3", "p4", "p0", "p10", "AsKs",
+                                 "AsAs", "As", "??", "Kh2c9d", "f", "cc", "cbr", "60", "060",
+                                 "", " ", "#"]), max_size=5),
+       st.sampled_from([" ", "  "]))
+def test_plain_action_reader_agrees_on_any_tokens(words: list[str], space: str) -> None:
+    _same_reading(space.join(words))
+
+
+def _same_reading(text: str) -> None:
     from table_controller.phh.codec import _general_action, _plain_action
 
     plain = _plain_action(text, 3)
@@ -152,6 +167,11 @@ def _replace(old: str, new: str) -> str:
         (_replace("antes = [0, 0, 0]", 'antes = [0, "1", 0]'), "expected a number"),
         (_replace('"p3 f"', '"p3 fold"'), "action 4 'p3 fold'"),
         (_replace('"d db Jc3d5c"', '"d db Jc3d5x"'), "action 7 'd db Jc3d5x': not a card: '5x'"),
+        # the first bad action in the file's order is named, whatever else is wrong
+        (_replace('"p3 f", "p1 cc"', '"p3 zz", "p1 yy"'), "action 4 'p3 zz'"),
+        (_replace('"p3 f", "p1 cc"', '"p3 f", "p1 cc", 7, []'), "action 6: expected a string"),
+        (_replace('"p3 f", "p1 cc"', '"p3 f", "p1 cc", [], 7'), "action 6: expected a string"),
+        (_replace('"p3 f", "p1 cc"', '"p3 f", "p3 f", "p1 zz", 7'), "action 6 'p1 zz'"),
         (_replace("actions = [", "seats = [1, 1, 2]\nactions = ["), "field 'seats': .*distinct"),
     ],
 )
@@ -261,6 +281,123 @@ def test_plain_reader_agrees_with_tomllib() -> None:
     assert _plain_toml(written) == tomllib.loads(written)
     assert _plain_toml(texts[len(examples) + 2]) is not None
     assert declined >= 5
+
+
+def test_plain_reader_reads_every_real_file_as_tomllib_does() -> None:
+    """The real files the project ships (phh-dataset's layout: one-line arrays of literal
+    strings) are read by the fast reader, to exactly what tomllib reads."""
+    from table_controller.phh.codec import _plain_toml, clear_caches
+
+    real = sorted((Path(__file__).resolve().parent / "data" / "phh-real").rglob("*.phh"))
+    assert len(real) >= 20
+    clear_caches()
+    for _ in range(2):  # read fresh, then from the remembered lines
+        for path in real:
+            text = path.read_text(encoding="utf-8")
+            assert _plain_toml(text) == tomllib.loads(text), path
+
+
+# Strings made to trip a reader of string arrays: the quotes, the separator and its pieces, a
+# backslash, brackets, controls (a tab, NUL, DEL, C1), non-ASCII spaces and letters.
+_tricky = st.lists(st.sampled_from(["'", '"', ", ", ",", " ", "\\", "\\'", "[", "]", "\t",
+                                    "\x00", "\x1f", "\x7f", "\x85", "\u00a0", "\u2028", "é",
+                                    "p1 f", "#", "="]), max_size=8).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_tricky, max_size=4), st.sampled_from(["'", '"']),
+       st.sampled_from([", ", ",", " , ", ", ,"]), st.sampled_from(["", " ", ","]))
+def test_plain_reader_agrees_with_tomllib_on_string_arrays(
+        items: list[str], quote: str, separator: str, end: str) -> None:
+    """A one-line array of strings, however its items and separators are written, is read by
+    the fast reader to what tomllib reads, or left to tomllib; never read otherwise."""
+    from table_controller.phh.codec import _plain_toml, clear_caches
+
+    clear_caches()
+    text = "a = [" + separator.join(quote + item + quote for item in items) + end + "]\n"
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        assert _plain_toml(text) is None, text
+        return
+    fast = _plain_toml(text)
+    assert fast is None or fast == expected, text
+
+
+@settings(max_examples=400, deadline=None)
+@given(_tricky)
+def test_plain_reader_agrees_with_tomllib_on_any_bracketed_text(inside: str) -> None:
+    """Whatever stands between the brackets (``[']`` is no array), the fast reader reads what
+    tomllib reads, or leaves it to tomllib."""
+    from table_controller.phh.codec import _plain_toml, clear_caches
+
+    clear_caches()
+    text = f"a = [{inside}]\n"
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        assert _plain_toml(text) is None, text
+        return
+    fast = _plain_toml(text)
+    assert fast is None or fast == expected, text
+
+
+def test_read_history_is_the_one_the_constructor_builds() -> None:
+    """The reader builds its HandHistory without the generated __init__: the same record
+    (defaults included), as immutable."""
+    from dataclasses import FrozenInstanceError, fields
+
+    plain = loads(MINIMAL)
+    assert plain == HandHistory(variant="NT", antes=(0, 0, 0), blinds_or_straddles=(1, 2, 0),
+                                min_bet=2, starting_stacks=(100, 100, 100),
+                                actions=plain.actions)
+    full = loads(MINIMAL + 'hand = 3\nplayers = ["a", "b", "c"]\nfinishing_stacks = [1.5, 2, 3]'
+                 '\n_mine = 1\n')
+    rebuilt = HandHistory(**{f.name: getattr(full, f.name) for f in fields(HandHistory)})
+    assert full == rebuilt and repr(full) == repr(rebuilt)
+    assert full.unread == {"finishing_stacks": [1.5, 2, 3]} and full.user_fields == {"_mine": 1}
+    with pytest.raises(FrozenInstanceError):
+        full.variant = "FT"  # type: ignore[misc]
+
+
+def test_layouts_of_fields_are_remembered_per_variant_and_order() -> None:
+    """How a layout of fields is read is worked out once; files of that layout keep their own
+    values, user fields and unread fields in the file's order; a layout with a field missing
+    or forbidden is refused every time."""
+    text = MINIMAL + '_b = 2\nfinishing_stacks = [1.5, 2, 3]\n_a = 1\nplayers = [1, 2, 3]\n'
+    for _ in range(2):
+        history = loads(text)
+        assert list(history.user_fields.items()) == [("_b", 2), ("_a", 1)]
+        assert list(history.unread) == ["finishing_stacks", "players"]
+    other = loads(text.replace("_b = 2", "_b = 5"))
+    assert other.user_fields == {"_b": 5, "_a": 1}
+    for _ in range(2):
+        with pytest.raises(PhhError, match="field 'min_bet': missing"):
+            loads(text.replace("min_bet = 2\n", ""))
+        with pytest.raises(PhhError, match="field 'small_bet': not used"):
+            loads(text.replace("min_bet = 2\n", "min_bet = 2\nsmall_bet = 2\n"))
+    fixed = text.replace('"NT"', '"FT"').replace("min_bet = 2", "small_bet = 2\nbig_bet = 4")
+    assert loads(fixed).small_bet == 2
+    with pytest.raises(PhhError, match="field 'min_bet': not used by variant FT"):
+        loads(text.replace('"NT"', '"FT"').replace("min_bet = 2", "small_bet = 2\nbig_bet = 4"
+                                                   "\nmin_bet = 2"))
+
+
+def test_plain_reader_remembers_lines_without_sharing_arrays() -> None:
+    """A line read again gives the same value; arrays come out as new lists, so a caller that
+    changes one does not change the next file's."""
+    from table_controller.phh.codec import _plain_toml, clear_caches
+
+    clear_caches()
+    text = "antes = [0, 1]\nvariant = 'NT'\n_user = [true, 2]\n"
+    first = _plain_toml(text)
+    assert first == tomllib.loads(text)
+    antes, user = first["antes"], first["_user"]
+    assert isinstance(antes, list) and isinstance(user, list)
+    antes.append(9)
+    user.clear()
+    assert _plain_toml(text) == tomllib.loads(text)
+    assert _plain_toml("variant = 'NT'\nvariant = 'NT'\n") is None  # a key twice, remembered
 
 
 _names = st.text(st.characters(codec="utf-8"), max_size=12)

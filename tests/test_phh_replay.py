@@ -162,6 +162,11 @@ def test_console_entry_point(tmp_path: Path) -> None:
         ("actions = [", "_tournament = true\n_rake_percent = 5\nactions = [",
          r"game configuration: .*\[002 #56\].*buy-ins"),
         ('"d dh p2 QdQc"', '"d dh p2 QdQcQh"', "2 hole cards"),
+        ('"d dh p2 QdQc"', '"d dh p2 ??????"', "2 hole cards"),
+        ('"d dh p3 7h6h"', '"d dh p3 7h6h", "d dh p3 2c2d"', "action 4 .*p3 already has hole"),
+        ('"d dh p3 7h6h"', '"d dh p3 7h6h", "d dh p3 ????"', "action 4 .*p3 already has hole"),
+        ('"d dh p3 7h6h"', '"d dh p3 QdKs"', "action 3 .*card Qd is dealt twice .*p2 and p3"),
+        ('"d dh p3 7h6h"', '"d dh p3 7h7h"', "card 7h is dealt twice .*the same action"),
         ('"p2 f"', '"p2 f", "p1 sm KsAs", "p2 cc"', "no betting action is due"),
     ],
 )
@@ -190,3 +195,16 @@ def test_showdown_uses_shown_cards_when_holes_were_unknown() -> None:
     unknown = text.replace('"p1 sm AsKs", "p2 sm QdQc"', '"p1 sm AsKs"')
     with pytest.raises(PhhError, match="showdown"):
         replay(loads(unknown))
+
+
+def test_hands_of_one_set_up_are_copies() -> None:
+    """Hands of the same set-up start from one hand set up once: each replay gets its own
+    copy, with its own number, and plays to the same result."""
+    first = replay(loads(GOOD + "hand = 7\n"))
+    second = replay(loads(GOOD + "hand = 8\n"))
+    assert first.hand is not second.hand and first.hand.players is not second.hand.players
+    assert (first.hand.number, second.hand.number) == (7, 8)
+    assert first.finishing_stacks == second.finishing_stacks == (106, 94, 100)
+    assert first.hand.log == second.hand.log
+    other = replay(loads(GOOD.replace("[100, 100, 100]", "[100, 90, 100]")))
+    assert other.finishing_stacks == (106, 84, 100)

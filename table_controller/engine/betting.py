@@ -10,14 +10,18 @@ rule [000, 002 #37, #40]; pot-limit maximum = pot including the call [000, 001].
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
 from table_controller.engine.config import GameConfig, Structure
 from table_controller.engine.errors import IllegalAction
+from table_controller.engine.records import ActionTaken
 
 FL_CAP_BETS = 4  # one bet and three raises [000, 002 #40]
+_FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
+_BET, _RAISE = ActionKind.BET, ActionKind.RAISE
+# Records built without the named tuple's Python-level __new__ (every field given).
+_record = tuple.__new__
 
 
 @dataclass(slots=True)
@@ -31,8 +35,8 @@ class SeatState:
     contributed: int = 0
     folded: bool = False
     acted: bool = False
-    acted_serial: int = -1
-    reopen_at: int = 0
+    acted_serial: int = -1  # the round's serial when he acted (read only once he has)
+    reopen_at: int = 0  # the bet that reopens the betting for him (read only once he acted)
 
     @property
     def live(self) -> bool:
@@ -45,17 +49,10 @@ class SeatState:
         return not self.folded and self.stack > 0
 
 
-@dataclass(slots=True)  # internal and never changed; not frozen: four times cheaper to build
-class Resolved:
-    """A verified action, normalised: ``kind`` is FOLD/CHECK/CALL/BET/RAISE, ``to`` the total
-    bet of the round afterwards, ``added`` the chips put in now."""
-
-    seat: int
-    kind: ActionKind
-    to: int
-    added: int
-    all_in: bool
-    full_raise: bool
+# A verified action, normalised, is the log record the hand appends for it: ``kind`` is
+# FOLD/CHECK/CALL/BET/RAISE, ``to`` the total bet of the round afterwards, ``added`` the chips
+# put in now (built once: the same named tuple is applied and logged).
+Resolved = ActionTaken
 
 
 @dataclass(slots=True)  # internal and never changed (not frozen: cheaper to build)
@@ -82,53 +79,96 @@ class BettingRound:
         self.serial = 0  # counts full bets/raises: acting before one means the betting reopened
         self.aggressor: int | None = None
         self.cursor: int | None = None  # the seat that acted last (or the seat before the first)
-        # Derived from the state above, computed once per change (see :meth:`invalidate`).
-        self._fresh = False
-        self._complete = False
-        self._next: int | None = None
-        self._live = 0
+        # Derived from the state above, computed by :meth:`refresh` once per change (see
+        # :meth:`invalidate`), updated by :meth:`apply`, and valid while ``fresh``: the hand
+        # reads ``live`` (players holding cards), ``over`` (the round is complete, also when
+        # one player is left) and ``next_seat`` directly on its hot path.
+        self.fresh = False
+        self.over = False
+        self.next_seat: int | None = None
+        self.live = 0
         self._able = 0
+        self._pending = 0  # players holding cards and chips who must still act or match
+        self._no_limit = config.structure is Structure.NO_LIMIT
         self._seq = [players[s] for s in order]  # the players in ``order``
+
+    def copy(self, players: dict[int, SeatState]) -> BettingRound:
+        """This round over ``players``, copies of its own (for :meth:`Hand.copy`); every other
+        attribute is immutable."""
+        other = object.__new__(BettingRound)
+        # attribute by attribute, in the order of __init__ (see Hand.copy)
+        other.config = self.config
+        other.players = players
+        other.order = self.order
+        other.street = self.street
+        other.current_bet = self.current_bet
+        other.min_raise = self.min_raise
+        other.full_level = self.full_level
+        other.bets_made = self.bets_made
+        other.capped = self.capped
+        other.serial = self.serial
+        other.aggressor = self.aggressor
+        other.cursor = self.cursor
+        other.fresh = self.fresh
+        other.over = self.over
+        other.next_seat = self.next_seat
+        other.live = self.live
+        other._able = self._able
+        other._pending = self._pending
+        other._no_limit = self._no_limit
+        other._seq = [players[s] for s in self.order]
+        return other
 
     def invalidate(self) -> None:
         """Forget the derived turn state; every change to the players or the round calls this
         (``start`` and ``apply`` do it themselves; the hand after moving chips itself)."""
-        self._fresh = False
+        self.fresh = False
 
-    def _refresh(self) -> None:
-        """Compute once, after a change, whether the round is over and who acts next
-        (rules.md §3): one pass over the players clockwise from the last actor, counting who
-        still holds cards and chips and finding the first who has to act."""
-        self._fresh = True
-        self._next = None
+    def refresh(self) -> None:
+        """Compute the turn state afresh (rules.md §3): one pass over the players, counting
+        who still holds cards and chips and finding the first who has to act clockwise after
+        the last actor (seats ascend clockwise: the first such seat above the cursor, else the
+        first one from the lowest). After a decision :meth:`apply` updates it instead."""
+        self.fresh = True
         current = self.current_bet
-        seq = self._seq
-        start = 0 if self.cursor is None else _first_after(self.order, self.cursor)
-        live = able = 0
-        lone: SeatState | None = None
-        first: SeatState | None = None  # the first player not all-in yet to act or match
-        for p in (seq[start:] + seq[:start]) if start else seq:
+        cursor = -1 if self.cursor is None else self.cursor
+        live = able = pending = 0
+        after: SeatState | None = None  # the first to act or match above the cursor
+        before: SeatState | None = None  # the first from the lowest seat, to wrap around to
+        for p in self._seq:
             if p.folded:
                 continue
             live += 1
             if p.stack > 0:
                 able += 1
-                lone = p
-                if first is None and (not p.acted or p.bet < current):
-                    first = p
-        self._live = live
+                if not p.acted or p.bet < current:
+                    pending += 1
+                    if after is None:
+                        if p.seat > cursor:
+                            after = p
+                        elif before is None:
+                            before = p
+        self.live = live
         self._able = able
-        if live <= 1 or first is None:
-            self._complete = True
+        self._pending = pending
+        self._settle(after if after is not None else before)
+
+    def _settle(self, first: SeatState | None) -> None:
+        """``over`` and the next to act, given the first player clockwise who has to act or
+        match (None: nobody) and the counts of players holding cards and chips."""
+        if self.live <= 1 or first is None:
+            self.over = True
+            self.next_seat = None
             return
-        if able == 1 and lone is not None:
+        if self._able == 1:
             # Nobody left to bet against: he only has to act if he faces an all-in [000, 002 #11].
-            others = max(p.bet for p in seq if not p.folded and p is not lone)
-            if lone.bet >= others:
-                self._complete = True
+            others = max(p.bet for p in self._seq if not p.folded and p is not first)
+            if first.bet >= others:
+                self.over = True
+                self.next_seat = None
                 return
-        self._complete = False
-        self._next = first.seat
+        self.over = False
+        self.next_seat = first.seat
 
     # ----------------------------------------------------------------- round set-up
     def start(self, street: Street, *, start_after: int | None, current_bet: int = 0,
@@ -144,11 +184,9 @@ class BettingRound:
         self.serial = 0
         self.aggressor = None
         self.cursor = start_after
-        for p in self.players.values():
+        for p in self._seq:  # acted_serial and reopen_at are read only once he has acted
             p.acted = False
-            p.acted_serial = -1
-            p.reopen_at = 0
-        self._fresh = False
+        self.fresh = False
 
     @property
     def bet_size(self) -> int:
@@ -163,21 +201,21 @@ class BettingRound:
 
     def complete(self) -> bool:
         """The round is over: everyone matched the bet or is all-in or folded (rules.md §3)."""
-        if not self._fresh:
-            self._refresh()
-        return self._complete
+        if not self.fresh:
+            self.refresh()
+        return self.over
 
     def next_to_act(self) -> int | None:
         """The seat whose turn it is, None when the round is over."""
-        if not self._fresh:
-            self._refresh()
-        return self._next
+        if not self.fresh:
+            self.refresh()
+        return self.next_seat
 
     def live_count(self) -> int:
         """Players still holding cards."""
-        if not self._fresh:
-            self._refresh()
-        return self._live
+        if not self.fresh:
+            self.refresh()
+        return self.live
 
     # ----------------------------------------------------------------- legality
     def _reopened(self, p: SeatState) -> bool:
@@ -196,8 +234,8 @@ class BettingRound:
         is_bet = current == 0
         if p.stack <= to_call:
             return None, (cite.TABLE_STAKES, "his stack only covers a call")
-        if not self._fresh:
-            self._refresh()
+        if not self.fresh:
+            self.refresh()
         if self._able - (1 if p.can_act else 0) == 0:  # no opponent holding cards and chips
             return None, (cite.NO_OPPONENT, "every opponent is all-in, no more betting")
         if not self._reopened(p):
@@ -264,44 +302,81 @@ class BettingRound:
 
     def resolve(self, action: Action) -> Resolved:
         """Verify ``action`` for its seat (turn order is the caller's business) and normalise
-        it; raises :class:`IllegalAction` naming the rule."""
-        p = self.players.get(action.seat)
-        if p is None:
-            raise IllegalAction(f"seat {action.seat} is not dealt in", rule=cite.TURN_ORDER)
-        if p.folded:
-            raise IllegalAction(f"seat {action.seat} has folded", rule=cite.TURN_ORDER)
-        if p.stack == 0:
-            raise IllegalAction(f"seat {action.seat} is all-in: no more decisions",
-                                rule=cite.NO_OPPONENT)
-        if p.acted and p.bet >= self.current_bet:  # not needs_action(p): he has nothing to do
-            raise IllegalAction(f"seat {action.seat} has acted and faces no new bet",
-                                rule=cite.TURN_ORDER)
-        kind = action.kind
-        to_call = self.current_bet - p.bet if self.current_bet > p.bet else 0
-        total = p.bet + p.stack
-        if kind is ActionKind.FOLD:
-            return Resolved(p.seat, ActionKind.FOLD, p.bet, 0, False, False)
-        if kind is ActionKind.CHECK:
+        it into the record the hand logs; raises :class:`IllegalAction` naming the rule."""
+        return self.decide(action.seat, action.kind, action.amount)
+
+    def decide(self, seat: int, kind: ActionKind, amount: int | None = None,
+               in_turn: bool = False) -> Resolved:
+        """:meth:`resolve` for the decision given by its parts (no :class:`Action` built).
+        ``in_turn``: ``seat`` is the next to act (the turn state fresh), so he is dealt in,
+        holds cards and chips and has to act, which is then not checked again."""
+        if in_turn:
+            p = self.players[seat]
+        else:
+            found = self.players.get(seat)
+            if found is None:
+                raise IllegalAction(f"seat {seat} is not dealt in", rule=cite.TURN_ORDER)
+            p = found
+            if p.folded:
+                raise IllegalAction(f"seat {seat} has folded", rule=cite.TURN_ORDER)
+            if p.stack == 0:
+                raise IllegalAction(f"seat {seat} is all-in: no more decisions",
+                                    rule=cite.NO_OPPONENT)
+            if p.acted and p.bet >= self.current_bet:  # not needs_action(p): nothing to do
+                raise IllegalAction(f"seat {seat} has acted and faces no new bet",
+                                    rule=cite.TURN_ORDER)
+        stack = p.stack
+        bet = p.bet
+        current = self.current_bet
+        to_call = current - bet if current > bet else 0
+        if kind is _FOLD:
+            return _record(ActionTaken, (self.street, seat, _FOLD, bet, 0, False, False, False))
+        if kind is _CHECK:
             if to_call > 0:
-                raise IllegalAction(f"cannot check facing a bet of {self.current_bet}; call "
-                                    f"{min(to_call, p.stack)} or fold", rule=cite.CHECK)
-            return Resolved(p.seat, ActionKind.CHECK, p.bet, 0, False, False)
-        if kind is ActionKind.CALL:
+                raise IllegalAction(f"cannot check facing a bet of {current}; call "
+                                    f"{min(to_call, stack)} or fold", rule=cite.CHECK)
+            return _record(ActionTaken, (self.street, seat, _CHECK, bet, 0, False, False, False))
+        if kind is _CALL:
             if to_call == 0:
                 raise IllegalAction("nothing to call: check or bet", rule=cite.CHECK)
-            to = p.bet + min(to_call, p.stack)
-            if action.amount is not None and action.amount != to:
-                raise IllegalAction(f"a call is to {to}, not {action.amount}",
+            added = to_call if to_call < stack else stack
+            to = bet + added
+            if amount is not None and amount != to:
+                raise IllegalAction(f"a call is to {to}, not {amount}",
                                     rule=cite.TURN_ORDER)
-            return Resolved(p.seat, ActionKind.CALL, to, to - p.bet, to == total, False)
+            return _record(ActionTaken, (self.street, seat, _CALL, to, added, added == stack, False,
+                                         False))
+        total = bet + stack
+        if (kind is _RAISE or kind is _BET) and amount is not None and self._no_limit \
+                and current < amount <= total:
+            # The usual no-limit bet or raise, accepted here when _resolve_raise would accept
+            # it (which names the rule otherwise): an opponent holds cards and chips, the
+            # betting is open to him (TDA 47), and it is at least a full raise or all-in
+            # (rules.md §3, TDA 43). Same record as _resolve_raise.
+            if not self.fresh:
+                self.refresh()
+            min_raise = self.min_raise
+            if self._able > 1 and (not p.acted or p.acted_serial < self.serial
+                                   or current >= p.reopen_at):
+                if current == 0:
+                    big_blind = self.config.big_blind
+                    if amount >= big_blind or amount == total:
+                        return _record(ActionTaken, (self.street, seat, _BET, amount,
+                                                     amount - bet, amount == total,
+                                                     amount >= big_blind, False))
+                elif amount - current >= min_raise or amount == total:
+                    return _record(ActionTaken, (self.street, seat, _RAISE, amount,
+                                                 amount - bet, amount == total,
+                                                 amount - current >= min_raise, False))
         if kind is ActionKind.ALL_IN:
-            if p.stack <= to_call:
-                return Resolved(p.seat, ActionKind.CALL, total, p.stack, True, False)
+            if stack <= to_call:
+                return _record(ActionTaken, (self.street, seat, _CALL, total, stack, True, False,
+                                             False))
             return self._resolve_raise(p, total, all_in_declared=True)
-        if action.amount is None:
+        if amount is None:
             raise IllegalAction(f"{kind.value} needs the total amount ('to')",
                                 rule=cite.MIN_RAISE)
-        return self._resolve_raise(p, action.amount, all_in_declared=False)
+        return self._resolve_raise(p, amount, all_in_declared=False)
 
     def _resolve_raise(self, p: SeatState, to: int, *, all_in_declared: bool) -> Resolved:
         total = p.bet + p.stack
@@ -335,7 +410,8 @@ class BettingRound:
             least = "minimum bet" if is_bet else "minimum raise"
             raise IllegalAction(f"{least} is to {minimum}{short}", rule=rule)
         kind = ActionKind.BET if is_bet else ActionKind.RAISE
-        return Resolved(p.seat, kind, to, to - p.bet, all_in, self._is_full(to))
+        return _record(ActionTaken, (self.street, p.seat, kind, to, to - p.bet, all_in,
+                                     self._is_full(to), False))
 
     def _is_full(self, to: int) -> bool:
         """Does a bet/raise to ``to`` reopen the betting (rules.md §3)?"""
@@ -348,16 +424,21 @@ class BettingRound:
 
     # ----------------------------------------------------------------- applying
     def apply(self, r: Resolved) -> None:
-        p = self.players[r.seat]
-        p.stack -= r.added
-        p.bet += r.added
-        p.contributed += r.added
+        seat = r.seat
+        p = self.players[seat]
         p.acted = True
         kind = r.kind
-        if kind is ActionKind.FOLD:
-            p.folded = True
-        elif kind is ActionKind.BET or kind is ActionKind.RAISE:
-            self.aggressor = r.seat
+        added = r.added
+        if added:
+            stack = p.stack = p.stack - added
+            p.bet += added
+            p.contributed += added
+        else:
+            stack = p.stack
+        if kind is _FOLD:
+            p.folded = True  # he acts no more: nothing to reopen for him
+        elif kind is _BET or kind is _RAISE:
+            self.aggressor = seat
             if r.full_raise:
                 self.serial += 1
                 if self.config.structure is Structure.FIXED_LIMIT:
@@ -366,11 +447,52 @@ class BettingRound:
                 else:
                     self.min_raise = max(self.min_raise, r.to - self.current_bet)
             self.current_bet = max(self.current_bet, r.to)
-        p.acted_serial = self.serial
-        # Facing at least a full raise over the bet he acted on reopens him (TDA 47).
-        p.reopen_at = self.current_bet + self.min_raise
-        self.cursor = r.seat
-        self._fresh = False
+        current = self.current_bet
+        if kind is not _FOLD:
+            p.acted_serial = self.serial
+            # Facing at least a full raise over the bet he acted on reopens him (TDA 47).
+            p.reopen_at = current + self.min_raise
+        self.cursor = seat
+        if not self.fresh:
+            return  # computed afresh when asked
+        # The turn state, updated from this one change (what refresh() would find): the
+        # actor held cards and chips and had to act; a fold or an all-in takes him out of the
+        # counts; after a bet or raise every other player holding cards and chips has to act
+        # again, else one player fewer has; the next to act is the first of them clockwise
+        # after him.
+        if kind is _FOLD:
+            live = self.live = self.live - 1
+            able = self._able = self._able - 1
+        else:
+            live = self.live
+            able = self._able
+            if stack == 0:
+                able = self._able = able - 1
+        if kind is _BET or kind is _RAISE:
+            pending = self._pending = able - 1 if stack else able
+        else:
+            pending = self._pending = self._pending - 1
+        if live <= 1 or not pending:  # the round (or the hand) is over
+            self.over = True
+            self.next_seat = None
+            return
+        seq = self._seq
+        i = self.order.index(seat) + 1
+        nxt: SeatState | None = None
+        for q in seq[i:]:
+            if not q.folded and q.stack and (not q.acted or q.bet < current):
+                nxt = q
+                break
+        else:
+            for q in seq[:i]:
+                if not q.folded and q.stack and (not q.acted or q.bet < current):
+                    nxt = q
+                    break
+        if nxt is not None and able > 1:  # the usual case of _settle
+            self.over = False
+            self.next_seat = nxt.seat
+        else:
+            self._settle(nxt)
 
     def _count_bet(self) -> None:
         """Fixed-limit cap: one bet and three raises with three or more players not all-in;
@@ -381,12 +503,3 @@ class BettingRound:
             heads_up = sum(1 for p in self.players.values() if p.can_act) <= 2
             if self.config.tournament or not heads_up:
                 self.capped = True
-
-
-@lru_cache(maxsize=4096)  # tables repeat the same seatings hand after hand
-def _first_after(order: tuple[int, ...], seat: int) -> int:
-    """Index in ``order`` of the first seat clockwise after ``seat`` (which may be empty)."""
-    for i, s in enumerate(order):
-        if s > seat:
-            return i
-    return 0

@@ -9,15 +9,16 @@ Every public method either applies its change completely or raises :class:`Illeg
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
+from typing import NoReturn
 
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
 from table_controller.engine.betting import BettingRound, Resolved, SeatState
 from table_controller.engine.config import AnteFormat, AnteOrder, GameConfig
 from table_controller.engine.errors import IllegalAction
-from table_controller.engine.evaluator import evaluate
 from table_controller.engine.interpret import interpret_chips
-from table_controller.engine.pots import Pot, build_pots, uncalled_excess
+from table_controller.engine.pots import Pot, build_pots
 from table_controller.engine.records import (
     ActionTaken,
     BetReturned,
@@ -42,12 +43,17 @@ from table_controller.engine.showdown import (
     showdown_order,
     take_rake,
 )
-from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.cards import DECK, Card
 
 _BETTING_STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)  # a tuple: enum
 # members are found by identity, faster than hashing them into a set
-_NEXT_STREET = {Street.PREFLOP: Street.FLOP, Street.FLOP: Street.TURN, Street.TURN: Street.RIVER}
-_BOARD_CARDS = {Street.FLOP: 3, Street.TURN: 1, Street.RIVER: 1}
+# The street after each betting street but the river, and its number of board cards; found by
+# the member's identity (an Enum member's hash is Python code).
+_NEXT_STREET = {id(Street.PREFLOP): (Street.FLOP, 3), id(Street.FLOP): (Street.TURN, 1),
+                id(Street.TURN): (Street.RIVER, 1)}
+# Records built without the named tuple's Python-level __new__ (every field given).
+_record = tuple.__new__
+_BET_OF = attrgetter("bet")
 
 
 class Hand:
@@ -84,9 +90,9 @@ class Hand:
         self.result: HandResult | None = None
         self.board: list[Card] = []
         self.hole_cards: dict[int, tuple[Card, ...]] = {}
-        self._dealt: set[Card] = set()  # board and hole cards so far (duplicate check)
+        self._dealt = 0  # bits of the board and hole cards so far (duplicate check)
         self.starting_stacks = dict(stacks)
-        self.players = {s: SeatState(seat=s, stack=c) for s, c in stacks.items()}
+        self.players = {s: SeatState(s, c) for s, c in stacks.items()}
         self._round = BettingRound(config, self.players, tuple(seats))
         self._held: dict[int, tuple[Action, int]] = {}
         self._round_closed = False
@@ -121,6 +127,45 @@ class Hand:
         return cls(config=config, number=number, stacks=stacks, button=button,
                    small_blind_seat=small_blind_seat, big_blind_seat=big_blind_seat,
                    straddle_seat=straddle_seat, missed=missed)
+
+    def copy(self) -> Hand:
+        """An independent copy of the hand as it stands: playing one changes nothing in the
+        other (the log's records, and the result once there is one, are immutable and
+        shared). Setting up a hand once and copying it for every hand of the same seating is
+        cheaper than setting it up again (the PHH replay does so)."""
+        other = object.__new__(Hand)
+        # Attribute by attribute, in the order of __init__: the instance keeps CPython's
+        # compact attribute storage (going through __dict__ would make every later access to
+        # the copy's attributes slower than the hand's own).
+        other.config = self.config
+        other.number = self.number
+        other.button = self.button
+        other.small_blind_seat = self.small_blind_seat
+        other.big_blind_seat = self.big_blind_seat
+        other.straddle_seat = self.straddle_seat
+        other.deal_order = self.deal_order
+        other.street = self.street
+        other.log = list(self.log)
+        other.result = self.result
+        other.board = list(self.board)
+        other.hole_cards = dict(self.hole_cards)
+        other._dealt = self._dealt
+        other.starting_stacks = dict(self.starting_stacks)
+        players = other.players = {  # SeatState.copy, inlined
+            s: SeatState(p.seat, p.stack, p.bet, p.contributed, p.folded, p.acted,
+                         p.acted_serial, p.reopen_at) for s, p in self.players.items()}
+        other._round = self._round.copy(players)
+        other._held = dict(self._held)
+        other._round_closed = self._round_closed
+        other._street_log_start = self._street_log_start
+        other._street_acted = self._street_acted
+        other._final_aggressor = self._final_aggressor
+        other._flop_dealt = self._flop_dealt
+        other._dead = dict(self._dead)
+        other._returned = dict(self._returned)
+        other.ante_seat = self.ante_seat
+        other.preflop_order = self.preflop_order
+        return other
 
     # ------------------------------------------------------------------ set-up
     def _ante_seat(self) -> int | None:
@@ -170,7 +215,7 @@ class Hand:
             p.bet += chips
         if dead:
             self._dead[seat] = self._dead.get(seat, 0) + chips
-        self.log.append(Posted(seat, kind, chips, live, p.stack == 0))
+        self.log.append(_record(Posted, (seat, kind, chips, live, p.stack == 0)))
 
     def _post_single_ante(self) -> None:
         """The one ante of the table (rules.md §2, TDA 2024 RP-11): dead, to the main pot."""
@@ -335,18 +380,50 @@ class Hand:
         until the turn reaches the seat; if the action to him changed meanwhile (a bet or
         raise), it is void, any chips go back and he decides again; a fold out of turn stands
         (rules.md §3 [002 #35])."""
-        resolved = self._verify(action)
+        # _verify, inlined: this is the engine's hottest path (docs/engine.md, Speed)
+        if self._round_closed or self.result is not None or self.street not in _BETTING_STREETS:
+            self._require_betting()  # raises, naming why
         rnd = self._round
-        if action.seat != rnd.next_to_act():  # _verify: betting is on
-            self._held[action.seat] = (action, rnd.current_bet)
+        seat = action.seat
+        resolved = rnd.decide(seat, action.kind, action.amount)
+        if not rnd.fresh:
+            rnd.refresh()
+        if seat != rnd.next_seat:  # out of turn
+            if self._held and seat in self._held:
+                raise IllegalAction(f"seat {seat} already has an action out of turn "
+                                    "waiting", rule=cite.OUT_OF_TURN)
+            self._held[seat] = (action, rnd.current_bet)
             self.log.append(OutOfTurnHeld(self.street, action))
             return
         rnd.apply(resolved)
         self._street_acted = True
-        self.log.append(ActionTaken(self.street, resolved.seat, resolved.kind, resolved.to,
-                                    resolved.added, resolved.all_in, resolved.full_raise,
-                                    False))
-        self._after_change()
+        self.log.append(resolved)  # the resolved action is its own log record
+        # _after_change, its usual case inlined: the betting goes on (apply has updated the
+        # turn state; one player left holding cards is a round over too)
+        if rnd.over or self._held:
+            self._after_change()
+
+    def act_in_turn(self, seat: int, kind: ActionKind, amount: int | None = None) -> None:
+        """Apply the decision of ``seat``, whose turn it must be: as :meth:`act` does, every
+        rule checked and :class:`IllegalAction` naming the one broken, except that an action
+        out of turn is refused (turn order, rules.md §3) instead of held [002 #35], and is
+        refused for that before its own legality is checked. ``amount`` is the total bet
+        ("to") of a bet or raise, as in :class:`Action`. For callers whose actions come in
+        turn order, such as a hand history's replay: no :class:`Action` is built."""
+        if self._round_closed:  # also when the hand is over or at the showdown
+            self._require_betting()  # raises, naming why
+        rnd = self._round
+        if not rnd.fresh:
+            rnd.refresh()
+        if seat != rnd.next_seat:
+            raise IllegalAction(f"seat {seat} acts out of turn: seat {rnd.next_seat} is to act",
+                                rule=cite.TURN_ORDER)
+        resolved = rnd.decide(seat, kind, amount, True)
+        rnd.apply(resolved)
+        self._street_acted = True
+        self.log.append(resolved)
+        if rnd.over or self._held:  # the betting round or the hand is over
+            self._after_change()
 
     def time_expired(self, seat: int) -> None:
         """Time called on the player to act ran out: his hand is dead [002 #24] (a fold; his
@@ -376,17 +453,18 @@ class Hand:
     def _apply(self, r: Resolved, *, out_of_turn: bool) -> None:
         self._round.apply(r)
         self._street_acted = True
-        self.log.append(ActionTaken(self.street, r.seat, r.kind, r.to, r.added, r.all_in,
-                                    r.full_raise, out_of_turn))
+        self.log.append(r._replace(out_of_turn=True) if out_of_turn else r)
 
     def _after_change(self) -> None:
         """Advance after an action: held out-of-turn actions, end of round, end of hand."""
         rnd = self._round
         while True:
-            if rnd.live_count() == 1:
+            if not rnd.fresh:
+                rnd.refresh()
+            if rnd.live == 1:
                 self._end_by_folds()
                 return
-            if rnd.complete():
+            if rnd.over:
                 self._close_round()
                 return
             if not self._held:
@@ -408,18 +486,25 @@ class Hand:
             return
 
     def _return_uncalled(self) -> None:
-        """The uncalled part of the round's largest bet goes back [002 #48]."""
-        excess = uncalled_excess({s: p.bet for s, p in self.players.items() if p.bet})
-        if excess is None:
+        """The uncalled part of the round's largest bet goes back [002 #48]: what the top bet
+        exceeds the second-largest by (:func:`pots.uncalled_excess`, here without building a
+        mapping of the bets)."""
+        players = self.players.values()
+        bets = sorted(map(_BET_OF, players))  # at least two players
+        high = bets[-1]
+        chips = high - bets[-2]
+        if not chips:
             return
-        seat, chips = excess
-        p = self.players[seat]
+        for p in players:
+            if p.bet == high:
+                break
+        seat = p.seat
         p.bet -= chips
         p.contributed -= chips
         p.stack += chips
-        self._round.invalidate()
+        self._round.fresh = False  # invalidate(): chips moved
         self._returned[seat] = self._returned.get(seat, 0) + chips
-        self.log.append(BetReturned(seat, chips))
+        self.log.append(_record(BetReturned, (seat, chips)))
 
     def _close_round(self) -> None:
         self._round_closed = True
@@ -431,7 +516,7 @@ class Hand:
             self._final_aggressor = self._round.aggressor
         for p in self.players.values():
             p.bet = 0
-        self._round.invalidate()
+        self._round.fresh = False  # invalidate(): chips moved
         if self.street is Street.RIVER:
             self.street = Street.SHOWDOWN
 
@@ -442,13 +527,20 @@ class Hand:
                 self.log.append(OutOfTurnReleased(self.street, action))
             self._held.clear()
         self._return_uncalled()
-        winner = next(p.seat for p in self.players.values() if not p.folded)
         # One pot: every chip in the middle (a dead ante too) goes to the last player.
-        pot = Pot(self.pot, (winner,))
-        pots, rake = ([pot], 0) if self.config.rake is None else take_rake(
-            [pot], self.config.rake, flop_dealt=self._flop_dealt)
-        awards = [PotAward(amount=p.amount, eligible=p.eligible, winners=(winner,),
-                           shares={winner: p.amount}) for p in pots]
+        total = 0
+        winner = -1
+        for p in self.players.values():
+            total += p.contributed
+            if not p.folded:
+                winner = p.seat
+        rake = 0
+        if self.config.rake is not None:
+            pots, rake = take_rake([Pot(total, (winner,))], self.config.rake,
+                                   flop_dealt=self._flop_dealt)
+            total = pots[0].amount
+        awards = [PotAward(amount=total, eligible=(winner,), winners=(winner,),
+                           shares={winner: total})]
         self._finish(awards, rake, showdown=False)
 
     def _finish(self, awards: list[PotAward], rake: int, *, showdown: bool) -> None:
@@ -465,7 +557,7 @@ class Hand:
         for seat, p in players.items():
             p.bet = 0
             final[seat] = p.stack
-        self._round.invalidate()
+        self._round.fresh = False  # invalidate(): chips moved
         self._round_closed = True
         self.street = Street.COMPLETE
         self.result = HandResult(pots=awards, returned=dict(self._returned), rake=rake,
@@ -476,13 +568,17 @@ class Hand:
         """Add ``cards`` to the cards dealt, checked distinct and new (a duplicate is a fouled
         deck, TDA 2024 35-E): nothing is added when they are not."""
         dealt = self._dealt
-        before = len(dealt)
-        dealt.update(cards)
-        if len(dealt) - before == len(cards):
-            return
-        # Undo from the hand's own record of its cards, then name the duplicates.
-        self._dealt = {*self.board, *(c for hole in self.hole_cards.values() for c in hole)}
-        known = self._dealt
+        for card in cards:
+            bit = _BIT_OF_CARD.get(id(card)) or _card_bit(card)
+            if dealt & bit:
+                self._refuse_duplicates(cards)
+            dealt |= bit
+        self._dealt = dealt
+
+    def _refuse_duplicates(self, cards: Sequence[Card]) -> NoReturn:
+        """Name the duplicates among ``cards`` and the hand's own cards, and refuse them
+        (fouled deck, TDA 2024 35-E); the cards dealt stay as they were."""
+        known = {*self.board, *(c for hole in self.hole_cards.values() for c in hole)}
         dup = sorted({str(c) for c in cards if c in known or list(cards).count(c) > 1})
         raise IllegalAction(f"duplicate card(s) {' '.join(dup)}: fouled deck, the hand "
                             "must be voided", rule=cite.DUPLICATE)
@@ -506,11 +602,18 @@ class Hand:
         if len(cards) != 2:
             raise IllegalAction(f"a player gets two hole cards, not {len(cards)}",
                                 rule="rules.md §1, §5 [000, 002 #31]")
-        if seat in self.hole_cards:
+        hole_cards = self.hole_cards
+        if seat in hole_cards:
             raise IllegalAction(f"seat {seat} already has hole cards", rule=cite.DEAL)
-        self._add_dealt(cards)
-        self.hole_cards[seat] = tuple(cards)
-        self.log.append(HoleCardsDealt(seat, tuple(cards)))
+        first, second = cards  # _add_dealt, inlined: six deals in every hand
+        a = _BIT_OF_CARD.get(id(first)) or _card_bit(first)
+        b = _BIT_OF_CARD.get(id(second)) or _card_bit(second)
+        dealt = self._dealt
+        if a == b or dealt & (a | b):
+            self._refuse_duplicates(cards)
+        self._dealt = dealt | a | b
+        hole = hole_cards[seat] = tuple(cards)
+        self.log.append(_record(HoleCardsDealt, (seat, hole)))
 
     def deal_board(self, cards: Sequence[Card]) -> None:
         """The next board cards: three for the flop, then one, then one, each only when the
@@ -518,20 +621,21 @@ class Hand:
         if self.result is not None:
             raise IllegalAction("the hand is over: no more cards (no rabbit hunting)",
                                 rule=cite.RABBIT)
-        nxt = _NEXT_STREET.get(self.street)
-        if nxt is None:
+        following = _NEXT_STREET.get(id(self.street))
+        if following is None:
             raise IllegalAction("the board is complete", rule=cite.DEAL)
+        nxt, count = following
         if not self._round_closed:
             raise IllegalAction(f"the {self.street.value} betting round is not complete: "
                                 "premature board card(s)", rule="rules.md §5 [003]")
-        if len(cards) != _BOARD_CARDS[nxt]:
-            raise IllegalAction(f"the {nxt.value} is {_BOARD_CARDS[nxt]} card(s), not "
+        if len(cards) != count:
+            raise IllegalAction(f"the {nxt.value} is {count} card(s), not "
                                 f"{len(cards)}", rule=cite.DEAL)
         self._add_dealt(cards)
         self.board.extend(cards)
         self.street = nxt
         self._flop_dealt = True
-        self.log.append(BoardDealt(nxt, tuple(cards)))
+        self.log.append(_record(BoardDealt, (nxt, tuple(cards))))
         self._street_log_start = len(self.log)
         self._street_acted = False
         self._round_closed = False
@@ -576,6 +680,11 @@ class Hand:
         if missing:
             raise IllegalAction(f"seat(s) {missing}: cards must be tabled to win (or mucked)",
                                 rule=cite.SHOW)
+        # The evaluator builds its lookup tables when first imported (a quarter of a second):
+        # imported at the first showdown, not by every program that plays or replays hands
+        # (most hands end without one).
+        from table_controller.engine.evaluator import evaluate
+
         values = {s: evaluate(list(cards[s]) + self.board) for s in tabled}
         pots = self.pots()
         for i, pot in enumerate(pots):
@@ -609,7 +718,7 @@ class Hand:
             p.contributed = 0
             p.bet = 0
         self._dead.clear()
-        self._round.invalidate()
+        self._round.fresh = False  # invalidate(): chips moved
         self._round_closed = True
         self.street = Street.COMPLETE
         self.result = HandResult(pots=[], returned=refunds, rake=0, voided=True,
@@ -617,10 +726,21 @@ class Hand:
         return self.result
 
 
+# The dealt cards are one integer, a bit per card (Card.index), so the duplicate check hashes
+# no Card (the dataclass hash is Python code). The 52 cards of DECK, which the readers hand
+# out, find their bit by identity (they live as long as the program, so no other object has
+# their id); any other Card object computes it.
+_BIT_OF_CARD: dict[int, int] = {id(card): 1 << card.index for card in DECK}
+
+
+def _card_bit(card: Card) -> int:
+    return 1 << card.index
+
+
 def _rotated(seats: list[int], after: int | None) -> tuple[int, ...]:
     """``seats`` (ascending) clockwise from the first seat after ``after`` (which may be empty
     or None: then from the lowest); as :func:`showdown.clockwise_from`."""
-    if after is None:
+    if after is None or after >= seats[-1]:  # the button on the last seat, usually
         return tuple(seats)
     for i, seat in enumerate(seats):
         if seat > after:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime
 import math
 import re
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -39,6 +38,7 @@ from table_controller.phh.model import (
     PhhAction,
     PhhError,
     ShowOrMuck,
+    checked_history,
 )
 from table_controller.vocabulary.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
 
@@ -47,6 +47,12 @@ _COMMON_REQUIRED = ("variant", "antes", "blinds_or_straddles", "starting_stacks"
 _STRUCTURE_REQUIRED = {"NT": ("min_bet",), "PT": ("min_bet",), "FT": ("small_bet", "big_bet")}
 _STRUCTURE_FORBIDDEN = {"NT": ("small_bet", "big_bet"), "PT": ("small_bet", "big_bet"),
                         "FT": ("min_bet",)}
+
+_REQUIRED = {v: (*_COMMON_REQUIRED, *_STRUCTURE_REQUIRED[v]) for v in _STRUCTURE_REQUIRED}
+_FORBIDDEN = {v: (*_STRUCTURE_FORBIDDEN[v], "bring_in") for v in _STRUCTURE_FORBIDDEN}
+# The fields from_mapping reads before the descriptive ones (the rest go to user_fields).
+_READ_ABOVE = frozenset({*_COMMON_REQUIRED, "min_bet", "small_bet", "big_bet",
+                         "ante_trimming_status", "seats"})
 
 _STRING_FIELDS = ("author", "event", "url", "venue", "address", "city", "region", "postal_code",
                   "country", "time_zone", "time_zone_abbreviation", "currency", "currency_symbol")
@@ -175,23 +181,24 @@ def _general_action(text: str, player_count: int) -> PhhAction:
 
 def _plain_action(text: str, player_count: int) -> PhhAction | None:
     """The usual actions, single-spaced and without commentary (``p3 f``, ``p2 cc``, ``p1 cbr
-    60``, ``d dh p1 AsKs``, ``d db Jc3d5c``), read with string operations; None for anything
-    else, which the general reader handles (so both give the same answer and the same
+    60``, ``d dh p1 AsKs``, ``d db Jc3d5c``), read with string operations and tables; None for
+    anything else, which the general reader handles (so both give the same answer and the same
     errors)."""
+    head = text[:5]
+    if head == "d dh ":  # hole cards: the most frequent action, and each text a new one
+        token, _, cards = text[5:].partition(" ")
+        player = _PLAYER_OF.get(token)
+        if player is None:
+            player = _plain_player(token, player_count)
+        hole = _HOLE_OF.get(cards)
+        if player is None or player > player_count or hole is None:
+            return None  # unknown cards ('????') and errors: the general reader
+        return DealHole(player, hole)
+    if head == "d db ":
+        board = _known_cards(text[5:])
+        return None if board is None else DealBoard(board)
     words = text.split(" ")
-    first = words[0]
-    if first == "d":
-        if len(words) == 3 and words[1] == "db":
-            board = _known_cards(words[2])
-            return None if board is None else DealBoard(board)
-        if len(words) == 4 and words[1] == "dh":
-            player = _plain_player(words[2], player_count)
-            hole = _known_cards(words[3])
-            if player is None or hole is None:
-                return None  # unknown cards ('????') and errors: the general reader
-            return DealHole(player, hole)
-        return None
-    player = _plain_player(first, player_count)
+    player = _plain_player(words[0], player_count)
     if player is None:
         return None
     if len(words) == 2:
@@ -205,6 +212,12 @@ def _plain_action(text: str, player_count: int) -> PhhAction | None:
 
 
 _CARD_OF: Mapping[str, Card] = {str(card): card for card in DECK}
+# Two cards written together (``AsKs``), every ordered pair (a card twice too: the engine names
+# the duplicate); 2,704 entries built at import, about a millisecond.
+_HOLE_OF: Mapping[str, tuple[Card, Card]] = {
+    a + b: (first, second) for a, first in _CARD_OF.items() for b, second in _CARD_OF.items()
+}
+_PLAYER_OF: Mapping[str, int] = {f"p{n}": n for n in range(1, 100)}
 
 
 def _known_cards(text: str) -> tuple[Card, ...] | None:
@@ -303,12 +316,13 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     if not isinstance(variant, str) or variant not in VARIANTS:
         supported = ", ".join(f"{code} ({name})" for code, name in VARIANTS.items())
         raise _fail("variant", f"unsupported variant {variant!r}; this table plays {supported}")
-    for name in (*_COMMON_REQUIRED, *_STRUCTURE_REQUIRED[variant]):
-        if name not in raw:
-            raise _fail(name, f"missing (required for variant {variant})")
-    for name in (*_STRUCTURE_FORBIDDEN[variant], "bring_in"):
-        if name in raw:
-            raise _fail(name, f"not used by variant {variant}")
+    # The files of one dataset have the same fields in the same order: which are required,
+    # forbidden, descriptive or the user's is worked out once for each such layout.
+    names = tuple(raw)
+    layout = _LAYOUTS.get((variant, names))
+    if layout is None:
+        layout = _layout(variant, names)
+    descriptive, user_names = layout
 
     stacks = _chip_list("starting_stacks", raw["starting_stacks"], None, allow_zero=False)
     count = len(stacks)
@@ -323,12 +337,13 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     known = _KNOWN_ACTIONS.get(count)
     if known is None or len(known) > _KNOWN_ACTIONS_MAX:
         known = _KNOWN_ACTIONS[count] = {}
-    get = known.get
-    try:  # each action read once per text, then remembered
-        actions = [a if (a := get(text)) is not None else _learn(known, text, count)
-                   for text in raw_actions]
+    try:  # each action read once per text, then remembered; the rest looked up at once
+        for text in set(raw_actions).difference(known):
+            action = _plain_action(text, count)
+            known[text] = _parse_action(text, count) if action is None else action
+        actions = tuple(map(known.__getitem__, raw_actions))
     except Exception:  # not a string, or not an action: read one by one, naming it
-        actions = _actions_one_by_one(raw_actions, count)
+        actions = tuple(_actions_one_by_one(raw_actions, count))
 
     kwargs: dict[str, Any] = {}
     for name in ("min_bet", "small_bet", "big_bet"):
@@ -347,28 +362,48 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
             raise _fail("seats", f"seat numbers must be distinct and >= 1, got {list(checked)}")
         kwargs["seats"] = checked
     unread: dict[str, Any] = {}
-    for name, value in raw.items():
-        read = _DESCRIPTIVE.get(name)
-        if read is None:
-            continue
+    for name, read in descriptive:
+        value = raw[name]
         try:
             kwargs[name] = read(name, value, count)
         except PhhError:
             unread[name] = value  # not the type phh-std gives it: kept as written
+    # the fields of phh-std's or a user's that the table does not read, kept
+    user_fields = {name: raw[name] for name in user_names} if user_names else {}
+    kwargs["variant"] = variant
+    kwargs["antes"] = antes
+    kwargs["blinds_or_straddles"] = blinds
+    kwargs["starting_stacks"] = stacks
+    kwargs["actions"] = actions
+    kwargs["user_fields"] = user_fields
+    kwargs["unread"] = unread
+    return checked_history(kwargs)
 
-    taken = {"variant", "antes", "blinds_or_straddles", "starting_stacks", "actions", *kwargs,
-             *unread}
-    user_fields = {k: v for k, v in raw.items() if k not in taken}
-    return HandHistory(
-        variant=variant,
-        antes=antes,
-        blinds_or_straddles=blinds,
-        starting_stacks=stacks,
-        actions=tuple(actions),
-        user_fields=user_fields,
-        unread=unread,
-        **kwargs,
-    )
+
+# Layouts of fields (variant, field names in order) -> the descriptive fields with their
+# readers and the user's fields, in order; bounded, emptied by clear_caches().
+_LAYOUTS: dict[tuple[str, tuple[str, ...]],
+               tuple[tuple[tuple[str, Callable[[str, object, int], Any]], ...],
+                     tuple[str, ...]]] = {}
+
+
+def _layout(variant: str, names: tuple[str, ...]) -> tuple[
+        tuple[tuple[str, Callable[[str, object, int], Any]], ...], tuple[str, ...]]:
+    """Check a layout of fields for ``variant`` (a required field missing, a forbidden one
+    present raise every time) and remember how its fields are read."""
+    present = set(names)
+    for name in _REQUIRED[variant]:
+        if name not in present:
+            raise _fail(name, f"missing (required for variant {variant})")
+    for name in _FORBIDDEN[variant]:
+        if name in present:
+            raise _fail(name, f"not used by variant {variant}")
+    descriptive = tuple((n, _DESCRIPTIVE[n]) for n in names if n in _DESCRIPTIVE)
+    user_names = tuple(n for n in names if n not in _DESCRIPTIVE and n not in _READ_ABOVE)
+    if len(_LAYOUTS) >= 1024:
+        _LAYOUTS.clear()
+    layout = _LAYOUTS[variant, names] = (descriptive, user_names)
+    return layout
 
 
 # Parsed actions (immutable) by player count and text: hand histories repeat the same short
@@ -377,13 +412,11 @@ _KNOWN_ACTIONS: dict[int, dict[str, PhhAction]] = {}
 _KNOWN_ACTIONS_MAX = 100_000
 
 
-def _learn(known: dict[str, PhhAction], text: str, count: int) -> PhhAction:
-    action = known[text] = _parse_action(text, count)
-    return action
-
-
 def clear_caches() -> None:
-    """Forget the remembered parses of actions and cards (the benchmark times cold reads)."""
+    """Forget the remembered readings of lines, layouts of fields, actions and cards (the
+    benchmark times cold reads)."""
+    _KNOWN_LINES.clear()
+    _LAYOUTS.clear()
     _KNOWN_ACTIONS.clear()
     _parse_action.cache_clear()
     _parse_cards.cache_clear()
@@ -502,16 +535,35 @@ def _array(value: str) -> list[object] | None:
     return None
 
 
+# Lines read, by their text: the files of one game repeat most of their lines (the variant,
+# antes, blinds, minimum bet and starting stacks), so each is read once per run, as the actions
+# are. Bounded (cleared when full, and by :func:`clear_caches`); only short lines are kept (an
+# actions line is new in every file); an array is kept as a tuple and handed out as a new list.
+_KNOWN_LINES: dict[str, tuple[str, object, tuple[object, ...] | None]] = {}
+_KNOWN_LINES_MAX = 50_000
+_KNOWN_LINE_LENGTH = 200
+
+
 def _plain_toml(text: str) -> dict[str, object] | None:
     """``text`` parsed if it is in the plain subset described above, else None."""
     out: dict[str, object] = {}
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    known = _KNOWN_LINES
     i = 0
     count = len(lines)
     while i < count:
-        key, sep, value = lines[i].partition(" = ")
+        line = lines[i]
+        seen = known.get(line)
+        if seen is not None:
+            key, remembered, items_seen = seen
+            if key in out:
+                return None
+            out[key] = remembered if items_seen is None else list(items_seen)
+            i += 1
+            continue
+        key, sep, value = line.partition(" = ")
         if not sep or key in out or (key not in _BARE_KEYS and not _KEY_RE.fullmatch(key)):
             return None
         if value == "[":  # a multi-line array of strings, closed by "]" alone
@@ -525,16 +577,24 @@ def _plain_toml(text: str) -> dict[str, object] | None:
                 i += 1
             if i == count:
                 return None
-            out[key] = items
-        elif value[:1] == "[":
-            array = _array(value)
-            if array is None:
+            out[key] = items  # not remembered: its value is on the lines that follow
+            i += 1
+            continue
+        parsed: object
+        if value[:1] == "[":
+            parsed = _array(value)
+            if parsed is None:
                 return None
-            out[key] = array
         elif _SCALAR_RE.fullmatch(value):
-            out[key] = _scalar(value)
+            parsed = _scalar(value)
         else:
             return None
+        out[key] = parsed
+        if len(line) <= _KNOWN_LINE_LENGTH:
+            if len(known) >= _KNOWN_LINES_MAX:
+                known.clear()
+            known[line] = ((key, None, tuple(parsed)) if isinstance(parsed, list)
+                           else (key, parsed, None))
         i += 1
     return out
 
@@ -543,6 +603,8 @@ def loads(text: str) -> HandHistory:
     """Parse PHH text (raises :class:`PhhError`)."""
     raw = _plain_toml(text)
     if raw is None:
+        import tomllib  # only for texts outside the plain subset: imported when needed
+
         try:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

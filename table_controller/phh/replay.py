@@ -26,15 +26,14 @@ What the engine plays, and so what can be replayed (docs/hand-histories.md):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from table_controller.engine import (
-    Action,
     ActionKind,
     AnteFormat,
     AnteOrder,
@@ -43,7 +42,6 @@ from table_controller.engine import (
     Hand,
     IllegalAction,
     OddChipRule,
-    OutOfTurnHeld,
     RakeConfig,
     Street,
     Structure,
@@ -66,8 +64,7 @@ _BETTING = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
 STRUCTURE_OF = {"NT": Structure.NO_LIMIT, "PT": Structure.POT_LIMIT, "FT": Structure.FIXED_LIMIT}
 
 
-@dataclass(frozen=True, slots=True)
-class Replayed:
+class Replayed(NamedTuple):
     """A replayed hand: finishing stacks in the file's player order, and the engine's hand."""
 
     finishing_stacks: tuple[int, ...]
@@ -273,15 +270,42 @@ def start_hand(history: HandHistory) -> Hand:
     The hand is built from the file's positions (:meth:`Hand.from_positions`, not through a
     :class:`Table`), because a hand history is one hand: there is no previous hand to move the
     button or the blinds from, and a file may describe a layout only a table's history
-    produces (a dead small blind, [002 #28]).
+    produces (a dead small blind, [002 #28]). Hands of one game repeat the same set-up (the
+    fields of the game, the starting stacks, the seats): a hand is set up once for each and
+    copied (:meth:`Hand.copy`), its number set.
     """
+    number = history.hand if isinstance(history.hand, int) else 1
+    try:
+        key: Hashable = (history.variant, history.antes, history.blinds_or_straddles,
+                         history.min_bet, history.small_bet, history.big_bet,
+                         history.ante_trimming_status, history.starting_stacks, history.seats,
+                         tuple(history.user_fields.items()))
+        hash(key)
+    except TypeError:  # a user field holds an unhashable value (an array): not remembered
+        hand = _set_up(history)
+    else:
+        set_up = _SET_UP.get(key)
+        if set_up is None:
+            if len(_SET_UP) >= _SET_UP_MAX:
+                _SET_UP.clear()
+            set_up = _SET_UP[key] = _set_up(history)
+        hand = set_up.copy()
+    hand.number = number
+    return hand
+
+
+# Hands set up and not played, by their set-up (see start_hand); bounded.
+_SET_UP: dict[Hashable, Hand] = {}
+_SET_UP_MAX = 256
+
+
+def _set_up(history: HandHistory) -> Hand:
     config, layout = _setup(history)
     seats = _seats(history)
-    number = history.hand if isinstance(history.hand, int) else 1
     try:
         hand = Hand(
             config=config,
-            number=number,
+            number=1,
             stacks=dict(zip(seats, history.starting_stacks, strict=True)),
             button=seats[-1],
             small_blind_seat=(
@@ -304,16 +328,46 @@ def replay(history: HandHistory) -> Replayed:
     """Play ``history`` through the engine; raises PhhError naming what was wrong."""
     hand = start_hand(history)
     seats = hand.deal_order
-    state = _ReplayState(hand=hand, seats=seats)
+    # The usual actions go straight to the engine here; anything else, and any action the
+    # engine refuses (which changes nothing in the hand), goes to _ReplayState.apply, which
+    # plays it with every fallback (check or call, an all-in below the minimum, the no-op
+    # check) or names what is wrong in the file's terms. The state, which also remembers the
+    # cards shown and mucked, is made when first needed.
+    state: _ReplayState | None = None
+    act = hand.act_in_turn
+    deal_hole = hand.deal_hole
+    to_call = hand.to_call
     for number, action in enumerate(history.actions, start=1):
         try:
+            try:
+                if type(action) is DealHole:
+                    cards = action.cards
+                    if len(cards) == 2 and cards[0] is not None and cards[1] is not None:
+                        deal_hole(seats[action.player - 1], cards)  # type: ignore[arg-type]
+                        continue
+                elif type(action) is Fold:
+                    act(seats[action.player - 1], _FOLD)
+                    continue
+                elif type(action) is CheckOrCall:
+                    seat = seats[action.player - 1]
+                    act(seat, _CALL if to_call(seat) else _CHECK)
+                    continue
+                elif type(action) is BetOrRaiseTo:
+                    act(seats[action.player - 1], _RAISE, action.amount)
+                    continue
+            except IllegalAction:
+                pass
+            if state is None:
+                state = _ReplayState(hand=hand, seats=seats)
             state.apply(action)
         except (PhhError, EngineError) as exc:
             raise PhhError(f"action {number} {codec.format_action(action)!r}: {exc}") from None
-    state.finish()
     result = hand.result
-    assert result is not None
-    return Replayed(tuple(result.final_stacks[s] for s in seats), hand)
+    if result is None or state is not None:
+        (state or _ReplayState(hand=hand, seats=seats)).finish()
+        result = hand.result
+        assert result is not None
+    return Replayed(tuple(map(result.final_stacks.__getitem__, seats)), hand)
 
 
 class _ReplayState:
@@ -322,7 +376,6 @@ class _ReplayState:
     def __init__(self, *, hand: Hand, seats: Sequence[int]) -> None:
         self.hand = hand
         self.seats = seats
-        self.hole: dict[int, tuple[Card, ...]] = {}
         self.shown: dict[int, tuple[Card, ...]] = {}
         self.mucked: set[int] = set()
 
@@ -341,26 +394,17 @@ class _ReplayState:
             return PhhError(f"not p{player}'s turn: p{self.player_of(to_act)} is to act")
         return None
 
-    def _act(self, player: int, plain: _Plain | None, amount: int = 0) -> None:
-        """Apply one decision (``plain``: one without an amount, else a raise to ``amount``);
-        the engine checks it (turn checked only when it fails, or when the engine holds it as
-        out of turn, which keeps a replay to one engine call)."""
-        hand = self.hand
-        seat = self.seats[player - 1]
-        if plain is None:
-            action = Action(seat=seat, kind=ActionKind.RAISE, amount=amount)
-        else:
-            action = plain.action(seat)
-        log = hand.log
+    def _act(self, player: int, kind: ActionKind, amount: int | None = None) -> None:
+        """Apply one decision in turn (:meth:`Hand.act_in_turn`: the engine checks every rule
+        and refuses an action out of turn); when it refuses, the reason is the turn if that
+        is what is wrong (PHH lists actions in turn order: an error in the file)."""
         try:
-            hand.act(action)
+            self.hand.act_in_turn(self.seats[player - 1], kind, amount)
         except IllegalAction:
             error = self._turn_error(player)
             if error is not None:
                 raise error from None
             raise
-        if type(log[-1]) is OutOfTurnHeld:
-            raise self._turn_error(player) or PhhError(f"p{player} acted out of turn")
 
     def _idle_check(self, player: int) -> bool:
         """A check by the last player with chips when every opponent still in is all-in for no
@@ -391,8 +435,23 @@ class _ReplayState:
         return PhhError(str(exc))
 
     def apply(self, action: PhhAction) -> None:
+        # the kinds in the order real files hold most of them (hole cards, folds, checks and
+        # calls, bets and raises, the board)
         hand = self.hand
-        if type(action) is CheckOrCall:
+        if type(action) is DealHole:
+            cards = action.cards
+            if len(cards) == 2 and cards[0] is not None and cards[1] is not None:
+                # the usual case, one call: the engine checks the seat and the cards (both
+                # known: checked just above, which mypy does not follow into the tuple)
+                try:
+                    hand.deal_hole(self.seats[action.player - 1], cards)  # type: ignore[arg-type]
+                except IllegalAction as exc:
+                    raise self._hole_refused(action, exc) from None
+            else:
+                self._unknown_hole(action)
+        elif type(action) is Fold:
+            self._act(action.player, _FOLD)
+        elif type(action) is CheckOrCall:
             player = action.player
             # Check or call: guessed from the chips to call, the other one if the engine
             # disagrees (a short all-in big blind still has to be called in full).
@@ -409,27 +468,10 @@ class _ReplayState:
                     raise
             except IllegalAction:
                 self._act(player, _CALL)
-        elif type(action) is Fold:
-            self._act(action.player, _FOLD)
-        elif type(action) is DealHole:
-            player, cards = action.player, action.cards
-            seat = self.seats[player - 1]
-            if seat in self.hole:
-                raise PhhError(f"p{player} already has hole cards")
-            if len(cards) != 2:
-                raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
-            first_card, second_card = cards
-            if first_card is not None and second_card is not None:
-                known = (first_card, second_card)
-                try:
-                    hand.deal_hole(seat, known)
-                except IllegalAction as exc:
-                    raise self._twice(known, f"p{player}", exc) from None
-                self.hole[seat] = known
         elif type(action) is BetOrRaiseTo:
             player, amount = action.player, action.amount
             try:
-                self._act(player, None, amount)  # the engine takes it as a bet too
+                self._act(player, _RAISE, amount)  # the engine takes it as a bet too
             except IllegalAction:
                 # an all-in below the minimum is only legal declared as all-in
                 legal = hand.legal_actions(self.seats[player - 1])
@@ -437,14 +479,30 @@ class _ReplayState:
                     raise
                 self._act(player, _ALL_IN)
         elif type(action) is DealBoard:
+            board = action.cards
             try:
-                hand.deal_board(action.cards)
+                hand.deal_board(board)
             except IllegalAction as exc:
                 if "duplicate" not in exc.message:
                     raise
-                raise self._twice(action.cards, "the board", exc) from None
+                raise self._twice(board, "the board", exc) from None
         elif type(action) is ShowOrMuck:
             self._show(action)
+
+    def _hole_refused(self, action: DealHole, exc: IllegalAction) -> PhhError:
+        """Why the engine refused known hole cards, in the file's terms."""
+        player = action.player
+        if self.seats[player - 1] in self.hand.hole_cards:
+            return PhhError(f"p{player} already has hole cards")
+        return self._twice(cast("tuple[Card, ...]", action.cards), f"p{player}", exc)
+
+    def _unknown_hole(self, action: DealHole) -> None:
+        """Hole cards some of which are unknown (``??``): checked, not dealt to the engine."""
+        player, cards = action.player, action.cards
+        if self.seats[player - 1] in self.hand.hole_cards:
+            raise PhhError(f"p{player} already has hole cards")
+        if len(cards) != 2:
+            raise PhhError(f"Texas hold'em deals 2 hole cards, got {len(cards)}")
 
     def _show(self, action: ShowOrMuck) -> None:
         player, cards = action.player, action.cards
@@ -454,7 +512,7 @@ class _ReplayState:
             return
         known = tuple(c for c in cards if c is not None)
         if cards and len(known) == len(cards):
-            dealt = self.hole.get(seat)
+            dealt = self.hand.hole_cards.get(seat)
             if dealt is not None and set(dealt) != set(known):
                 raise PhhError(
                     f"p{player} shows {' '.join(map(str, known))} but was dealt "
@@ -470,7 +528,7 @@ class _ReplayState:
     def finish(self) -> None:
         hand = self.hand
         if hand.street is Street.SHOWDOWN:
-            cards = {**self.hole, **self.shown}
+            cards = {**self.hand.hole_cards, **self.shown}
             contenders = {s: c for s, c in cards.items() if s not in self.mucked}
             try:
                 hand.showdown(contenders, mucked=sorted(self.mucked))
@@ -482,27 +540,8 @@ class _ReplayState:
             raise PhhError(f"the actions end before the hand is over ({where}{who})")
 
 
-class _Plain:
-    """The actions of one kind without an amount, one per seat: immutable, built once and
-    shared by every replay."""
-
-    __slots__ = ("by_seat", "kind")
-
-    def __init__(self, kind: ActionKind) -> None:
-        self.kind = kind
-        self.by_seat: dict[int, Action] = {}
-
-    def action(self, seat: int) -> Action:
-        action = self.by_seat.get(seat)
-        if action is None:
-            action = self.by_seat[seat] = Action(seat=seat, kind=self.kind)
-        return action
-
-
-_FOLD = _Plain(ActionKind.FOLD)
-_CHECK = _Plain(ActionKind.CHECK)
-_CALL = _Plain(ActionKind.CALL)
-_ALL_IN = _Plain(ActionKind.ALL_IN)
+_FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
+_RAISE, _ALL_IN = ActionKind.RAISE, ActionKind.ALL_IN
 
 
 def _hand_cards(hand: Hand) -> set[Card]:
