@@ -117,6 +117,19 @@ class SensorFusion:
             self._refresh(tc, t)
         return out
 
+    def forget_camera(self) -> None:
+        """The camera started afresh (the controller restarted): its track ids name nothing
+        any more. Its cards waiting for a tag are dropped; the tagged cards wait for its next
+        frames to re-attach (a new track meets the tagged card in its zone)."""
+        for tc in self.picture:
+            if tc.pending:
+                self.picture.forget(tc)
+                continue
+            tc.camera_key, tc.camera_seen, tc.camera_card = None, False, None
+            tc.disagree_since, tc.conflict_raised = None, False
+        self.picture.by_camera.clear()
+        self._retired.clear()
+
     def _seen(self, tc: TrackedCard) -> bool:
         rfid, cam = self.active(Source.RFID), self.active(Source.CAMERA)
         if not rfid and not cam:
