@@ -10,6 +10,10 @@ Unless ``manual``, a simulated dealer station (:class:`~hw_sim.harness.sim_autop
 plays the game through the console socket: the dealer's hands, the players' actions, a dealer
 error in ``error_rate`` of the hands and its remedy. With ``manual`` the console's clients do
 all of that (``sim_press``, ``sim_deal``, ``action``, ...).
+
+Restarted on the journal of a run killed during a hand, the new simulated table is laid out as
+the rebuilt hand left the old one (:func:`lay_out`) and the station plays the hand on
+(docs/running.md "Restart after a crash").
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ def lay_out(table: SimTable, monitor: DealingMonitor) -> None:
     face up on the board and face down elsewhere unless the picture knows its face, the next
     street's burn ready when it is on the burn pile already; the simulated dealer and players
     then play the hand on (:class:`~hw_sim.harness.sim_autoplay.SimStation`)."""
+    if monitor.hand is None:
+        return  # the replay ended it (its end had not been journaled): the felt is clear
     cards = sorted((tc for tc in monitor.fusion.picture
                     if tc.rfid_key is not None and tc.zone != SHUFFLER and not tc.pending),
                    key=lambda tc: tc.seq)

@@ -126,12 +126,19 @@ def replay_hand(monitor: DealingMonitor, hand: HandRecord, journal: Journal, *,
         raise ReplayError(str(exc)) from None
     if not inputs or not (isinstance(inputs[0], ObservationRecord)
                           and inputs[0].kind == "button"):
-        raise ReplayError(f"hand {hand.number}: the journal does not hold the green button "
-                          "that started it")
+        # the hand's start is journaled before the press that made it (the process may have
+        # died in between): the start's time is the press's
+        if hand.start_t is None:
+            raise ReplayError(f"hand {hand.number}: the journal holds no start for it")
+        inputs.insert(0, ObservationRecord(id=0, run=hand.run, hand=hand.number,
+                                           t=hand.start_t, wall=hand.start_wall or "",
+                                           kind="button", fields={}, accepted=True,
+                                           error=None))
     burns.queue = [c for a in alerts if a.get("code") == "FOUR_CARD_FLOP"
                    for c in _burn_named(a)]
     out = NOTHING
     last_t = 0.0
+    checked = False
     for rec in inputs:
         last_t = max(last_t, rec.t)
         try:
@@ -150,8 +157,12 @@ def replay_hand(monitor: DealingMonitor, hand: HandRecord, journal: Journal, *,
         except (MonitorError, EngineError, ValueError) as exc:
             raise ReplayError(f"hand {hand.number}: the monitor refuses the journal's "
                               f"{_what(rec)}: {exc}") from None
-        if out.hand_started is not None:
+        except Exception as exc:  # a fault in the core must not stop the table starting
+            raise ReplayError(f"hand {hand.number}: internal error replaying the journal's "
+                              f"{_what(rec)}: {type(exc).__name__}: {exc}") from None
+        if out.hand_started is not None and not checked:
             _same_start(out, hand)
+            checked = True
         if out.hand_ended is not None:
             break  # it ended, and the killed run died before journaling the end
     # A tick of the loop may have raised an alert after the last input: the replay ticks to
