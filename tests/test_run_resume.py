@@ -300,7 +300,8 @@ def test_a_hand_the_journal_cannot_rebuild_is_voided_with_an_alert(
     finally:
         kill(d)
     db = sqlite3.connect(tmp_path / "journal.sqlite")
-    db.execute("DELETE FROM observations WHERE kind = 'button'")  # an inconsistent journal
+    db.execute("UPDATE console SET request = ? WHERE request LIKE ?",  # the engine refuses it
+               ('{"cmd": "action", "kind": "raise", "seat": 5, "amount": 7}', '%"action"%'))
     db.commit()
     db.close()
     d = start_daemon(tmp_path)
@@ -328,7 +329,7 @@ def test_a_hand_the_journal_cannot_rebuild_is_voided_with_an_alert(
     finally:
         j.close()
     assert len(alerts) == 1 and alerts[0]["hand"] == 1
-    assert "green button" in alerts[0]["message"]
+    assert "the monitor refuses the journal's console request" in alerts[0]["message"]
 
 
 def test_run_sim_alone_resumes_the_killed_hand(tmp_path: Path,
