@@ -95,6 +95,11 @@ def main(quick: bool = False) -> dict[str, Any]:
     figures["seconds"] = round(time.monotonic() - began, 1)
     for k, v in figures.items():
         print(f"{k:>24}: {v}")
+    from table_controller.daemon.resume import NOT_RESUMED
+
+    for h in hands:  # why each hand that could not be resumed was not
+        if (h.cause or "").startswith(NOT_RESUMED):
+            print(f"  hand {h.number} (run {h.run}) voided: {h.cause}")
     return figures
 
 

@@ -279,14 +279,12 @@ class Controller:
             self._fault(f"resume: comparing the sensors' picture failed: {exc}")
             self.reconcile = None
             return
-        if found is None:
-            return  # no full picture from the sensors yet
-        self.reconcile = None
-        removals, alert = found
-        for obs in removals:
+        if found.done:
+            self.reconcile = None
+        for obs in found.removals:
             self.observe(obs)
-        if alert is not None:
-            self._alert(alert)
+        if found.alert is not None:
+            self._alert(found.alert)
             self._sync_lamps(now)
 
     def _step_hook(self, hook: Callable[[], None]) -> None:
