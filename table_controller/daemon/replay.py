@@ -5,9 +5,11 @@ The pure monitor and its engine are rebuilt from the table as it was when the ha
 (:meth:`~table_controller.daemon.journal.Journal.hand_inputs`), the hand's accepted inputs with
 their journaled times: the green button that started it, every observation the monitor took,
 every console request it carried out (a request is preceded by a tick at its time, as the
-loop's tick preceded it). Console requests that drive devices (the simulator's dealer) or only
-read are not replayed. The one choice the monitor makes at random, the burn card of a four-card
-flop (TDA 39-A), is read back from the journaled FOUR_CARD_FLOP alert (:class:`JournaledBurns`).
+loop's tick preceded it; where the hand went on in a later run, the camera's tracks are
+forgotten there, as that run's start forgot them). Console requests that drive devices (the
+simulator's dealer) or only read are not replayed. The one choice the monitor makes at random,
+the burn card of a four-card flop (TDA 39-A), is read back from the journaled FOUR_CARD_FLOP
+alert (:class:`JournaledBurns`).
 
 The journal is a prefix of what the killed run did (each record is committed before the next
 one is made), so what the replay raises must begin with what the journal holds: the alerts are
@@ -139,8 +141,12 @@ def replay_hand(monitor: DealingMonitor, hand: HandRecord, journal: Journal, *,
     out = NOTHING
     last_t = 0.0
     checked = False
+    run = inputs[0].run
     for rec in inputs:
         last_t = max(last_t, rec.t)
+        if rec.run != run:  # the hand went on in a later run, as its restart left it
+            monitor.fusion.forget_camera()
+            run = rec.run
         try:
             if isinstance(rec, ObservationRecord):
                 out += monitor.observe(observation(rec))
