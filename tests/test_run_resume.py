@@ -361,3 +361,42 @@ def test_run_sim_alone_resumes_the_killed_hand(tmp_path: Path,
     assert second["ended"] and not second["voided"]  # played on by the simulated table
     assert hands[2]["start_stacks"] == second["end_stacks"]  # the chips carried over
     assert count(tmp_path, "SELECT COUNT(*) FROM console WHERE run = 2 AND hand = 2") >= 1
+
+
+def test_an_open_alert_stays_open_under_its_id(tmp_path: Path) -> None:
+    d = start_daemon(tmp_path)
+    try:
+        start_hand(d, tmp_path)
+        d.ask({"cmd": "sim_put", "zone": "board", "face": "up"})  # before any betting
+        d.idle()
+        d.until("the premature card", lambda s: "PREMATURE_BOARD_CARD" in s["open_alerts"])
+        before = d.ask({"cmd": "snapshot"})["snapshot"]["open_alerts"]
+    finally:
+        kill(d)
+    (raised,) = [a for a in before if a["code"] == "PREMATURE_BOARD_CARD"]
+    d = start_daemon(tmp_path)
+    try:
+        status = d.ask({"cmd": "status"})
+        assert "PREMATURE_BOARD_CARD" in status["open_alerts"]
+        assert raised["id"] in status["unacknowledged"]
+        after = d.ask({"cmd": "snapshot"})["snapshot"]["open_alerts"]
+        assert [a["id"] for a in after if a["code"] == "PREMATURE_BOARD_CARD"] == [raised["id"]]
+        d.ask({"cmd": "sim_remedy", "code": "PREMATURE_BOARD_CARD"})
+        d.idle()
+
+        def resolved() -> bool:  # verified once the card's removal has settled
+            d.ask({"cmd": "resolve", "code": "PREMATURE_BOARD_CARD"})
+            return "PREMATURE_BOARD_CARD" not in d.ask({"cmd": "status"})["open_alerts"]
+        wait_until("the remedy verified", resolved)
+    finally:
+        code, err = d.stop()
+    assert code == 0, err
+    j = Journal.open(tmp_path / "journal.sqlite", readonly=True)
+    try:
+        rows = [(run, a) for run, a in j.all_alerts() if a.get("id") == raised["id"]]
+    finally:
+        j.close()
+    firsts = [run for run, a in rows if a["type"] == "alert" and not a.get("update")]
+    assert firsts == [1]  # published once, by the killed run
+    assert (rows[-1][0], rows[-1][1]["type"]) == (2, "alert_resolved")  # its end, under its id
+    assert alert_codes(tmp_path).count("PREMATURE_BOARD_CARD") == 1  # not raised again
