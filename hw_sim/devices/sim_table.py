@@ -136,10 +136,11 @@ class SimTable:
 
     def lay_out(self, cards: Sequence[tuple[str, str, Face]]) -> list[str]:
         """The new simulated table set as a killed run's hand left the old one (``run --sim``
-        resuming, docs/running.md "Resume"): each ``(tag UID hex, zone, face)`` card of the
-        active deck is taken from the shuffler and laid there, in order; the rest stays in the
-        shuffler. Returns the tags that are not the deck's own (a copy, a foreign card, a
-        joker: the new table has none of them). The next hand gets a freshly shuffled deck."""
+        resuming, docs/running.md "Restart after a crash"): each ``(tag UID hex, zone, face)``
+        card of the active deck is taken from the shuffler and laid there, in order; the rest
+        stays in the shuffler. Returns the tags that are not the deck's own (a copy, a foreign
+        card, a joker: the new table has none of them). The next hand gets a freshly shuffled
+        deck."""
         by_uid = {pc.uid_hex: pc for pc in self.model.stub}
         missing: list[str] = []
         for uid, zone, face in cards:

@@ -51,10 +51,10 @@ def sim_devices(config: TableConfig, monitor: DealingMonitor,
 
 def lay_out(table: SimTable, monitor: DealingMonitor) -> None:
     """A killed ``run --sim`` resumed: the new simulated table is laid out as the rebuilt hand
-    left the old one (docs/running.md "Resume"), every tagged card where the journal put it,
-    face up on the board and face down elsewhere unless the picture knows its face, the next
-    street's burn ready when it is on the burn pile already; the simulated dealer and players
-    then play the hand on (:class:`~hw_sim.harness.sim_autoplay.SimStation`)."""
+    left the old one (docs/running.md "Restart after a crash"), every tagged card where the
+    journal put it, face up on the board and face down elsewhere unless the picture knows its
+    face, the next street's burn ready when it is on the burn pile already; the simulated
+    dealer and players then play the hand on (:class:`~hw_sim.harness.sim_autoplay.SimStation`)."""
     if monitor.hand is None:
         return  # the replay ended it (its end had not been journaled): the felt is clear
     cards = sorted((tc for tc in monitor.fusion.picture

@@ -212,9 +212,10 @@ class SimStation:
 
     def _continue(self) -> Script:
         """A killed run's hand, rebuilt by the controller on a new simulated table laid out as
-        the journal left it (``run --sim`` resuming, docs/running.md "Resume"): the dealer
-        finishes what he was dealing (the hole cards, a street), then the hand is played on
-        from the street on the board, with no dealer error; then the game goes on."""
+        the journal left it (``run --sim`` resuming, docs/running.md "Restart after a crash"):
+        the dealer finishes what he was dealing (the hole cards, a street), then the hand is
+        played on from the street on the board, with no dealer error; then the game goes
+        on."""
         yield _Sleep(self.settle)  # the sensors see the new table first
         if self.monitor.hand is not None:
             number = self.monitor.hand_number

@@ -147,9 +147,9 @@ class Controller:
         self.on_request: Callable[[Mapping[str, Any], float], None] | None = None
         self._hook_failing = False
         self.published = PublishedAlerts()  # what snapshot and health say of the alerts
-        # A hand resumed from an earlier run (docs/running.md "Resume"): its number -> the run
-        # it started in, whose record its end completes; and the comparison of the sensors'
-        # first picture with the rebuilt hand, until it is done.
+        # A hand resumed from an earlier run (docs/running.md "Restart after a crash"): its
+        # number -> the run it started in, whose record its end completes; and the comparison
+        # of the sensors' first picture with the rebuilt hand, until it is done.
         self.resumed_runs: dict[int, int] = {}
         self.reconcile: Reconcile | None = None
         self.requests = RequestJournal()  # console requests into the journal, bounded
@@ -251,9 +251,8 @@ class Controller:
         hand = rebuilt.hand
         self.resumed_runs[hand.number] = hand.run
         self._alert_ids.update(rebuilt.ids)
-        by_ref = {ref: i for ref, i in rebuilt.ids.items()}
         for alert in self.monitor.open_alerts:
-            ident = by_ref.get(alert.ref) if alert.ref is not None else None
+            ident = rebuilt.ids.get(alert.ref) if alert.ref is not None else None
             payload = rebuilt.published.get(ident) if ident is not None else None
             if ident is None or payload is None:
                 continue

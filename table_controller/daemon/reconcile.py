@@ -16,8 +16,8 @@ tags of the rebuilt picture:
 
 Each of them is named in one CARDS_MOVED_WHILE_DOWN alert (alerts.md). The camera's track ids
 do not survive a restart: its tracks are forgotten and the camera's next frames re-attach to
-the tagged cards (docs/running.md "Resume"). A table without an RFID reader has nothing to
-compare (the camera alone cannot tell a new track from a card of the hand).
+the tagged cards (docs/running.md "Restart after a crash"). A table without an RFID reader
+has nothing to compare (the camera alone cannot tell a new track from a card of the hand).
 """
 
 from __future__ import annotations

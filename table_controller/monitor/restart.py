@@ -1,5 +1,5 @@
-"""The alerts of a restart during a hand (docs/running.md, "Resume"): the controller rebuilt
-the hand from its journal, or could not.
+"""The alerts of a restart during a hand (docs/running.md, "Restart after a crash"): the
+controller rebuilt the hand from its journal, or could not.
 
 Pure: the controller says what it found (the hand, the time, the cards that changed while it
 was down, or why the hand cannot be rebuilt); these make the alerts of alerts.md. Both are
