@@ -400,3 +400,30 @@ def test_an_open_alert_stays_open_under_its_id(tmp_path: Path) -> None:
     assert firsts == [1]  # published once, by the killed run
     assert (rows[-1][0], rows[-1][1]["type"]) == (2, "alert_resolved")  # its end, under its id
     assert alert_codes(tmp_path).count("PREMATURE_BOARD_CARD") == 1  # not raised again
+
+
+def test_the_stations_requests_are_replayed_too(tmp_path: Path) -> None:
+    """An undo and a called clock (the dealer station's commands, docs/station.md) in the
+    killed hand are carried out again by the replay."""
+    d = start_daemon(tmp_path)
+    try:
+        start_hand(d, tmp_path)
+        act(d, "raise", 6)
+        d.ask({"cmd": "undo"})
+        act(d, "call")
+        to_act = d.ask({"cmd": "status"})["to_act"]
+        d.ask({"cmd": "call_clock", "seat": to_act})
+    finally:
+        kill(d)
+    d = start_daemon(tmp_path)
+    try:
+        status = d.ask({"cmd": "status"})
+        assert status["hand"] == 1 and status["to_act"] == to_act
+        snap = d.ask({"cmd": "snapshot"})["snapshot"]
+        assert max(snap["bets"].values()) == 2  # the raise was undone
+        refused = d.ask({"cmd": "call_clock", "seat": to_act}, ok=False)
+        assert "already runs" in refused["error"]  # the clock called before the kill runs on
+    finally:
+        code, err = d.stop()
+    assert code == 0, err
+    assert "HAND_NOT_RESUMED" not in alert_codes(tmp_path)

@@ -73,14 +73,15 @@ def lay_out(table: SimTable, monitor: DealingMonitor) -> None:
 
 def build_sim_controller(config: TableConfig, *, seed: int | None = None, manual: bool = True,
                          error_rate: float = 0.05,
-                         commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
-                         ) -> Controller:
+                         commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None,
+                         attach: Callable[[Controller], None] | None = None) -> Controller:
     """The controller of ``run --sim``: journal and bus as configured, the simulated devices;
     unless ``manual``, the simulated station playing on them (``error_rate``: the fraction of
     hands with a dealer error). The simulated table has no antenna or camera over the shuffler
     tray, so the stub is not checked at the green button; with both sensors the fusion waits
     out the simulated devices' lag (:func:`~hw_sim.devices.sim_table.sensor_lag`), not the
-    configuration's. ``commands``: more console commands (the dealer station's)."""
+    configuration's. ``commands``: more console commands (the dealer station's), ``attach``:
+    their owner, told of the controller before a killed run's hand is replayed."""
     if not 0.0 <= error_rate <= 1.0:
         raise ValueError(f"error rate {error_rate}: a fraction between 0 and 1")
     opened: list[Devices] = []
@@ -96,7 +97,7 @@ def build_sim_controller(config: TableConfig, *, seed: int | None = None, manual
         monitor_config=replace(config.table.monitor, stub_visible=False,
                                sensor_lag=sensor_lag(sensors)),
         run_notes={"sim": True, "manual": manual, "error_rate": error_rate},
-        commands=commands)
+        commands=commands, attach=attach)
     if not manual and controller.console is not None:
         dealer = opened[0].sensors[0]
         assert isinstance(dealer, ConsoleDealer)

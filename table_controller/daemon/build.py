@@ -107,16 +107,18 @@ def _config_summary(config: TableConfig, notes: Mapping[str, Any]) -> str:
 def build_controller(config: TableConfig, *, devices: OpenDevices | None = None,
                      monitor_config: MonitorConfig | None = None,
                      run_notes: Mapping[str, Any] | None = None,
-                     commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
-                     ) -> Controller:
+                     commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None,
+                     attach: Callable[[Controller], None] | None = None) -> Controller:
     """The controller for ``config``. ``devices``: how its devices are opened (default
     :func:`table_devices`); ``monitor_config`` replaces the configuration's; ``run_notes``
     are added to the configuration summary the journal keeps for this run; ``commands``: more
-    console commands (the dealer station's, docs/station.md)."""
+    console commands (the dealer station's, docs/station.md); ``attach``: told of the
+    controller as soon as it exists, before a killed run's hand is replayed (the owner of
+    ``commands``, whose requests the replay carries out again)."""
     closers: list[Callable[[], None]] = []
     try:
         return _build(config, devices or table_devices, monitor_config, run_notes or {},
-                      commands or {}, closers)
+                      commands or {}, closers, attach)
     except Exception:
         for close in reversed(closers):
             with contextlib.suppress(Exception):  # best effort; the first error is reported
@@ -127,7 +129,8 @@ def build_controller(config: TableConfig, *, devices: OpenDevices | None = None,
 def _build(config: TableConfig, open_devices: OpenDevices,
            monitor_config: MonitorConfig | None, run_notes: Mapping[str, Any],
            commands: Mapping[str, tuple[Command, frozenset[str]]],
-           closers: list[Callable[[], None]]) -> Controller:
+           closers: list[Callable[[], None]],
+           attach: Callable[[Controller], None] | None = None) -> Controller:
     access = FileAccess(config.access.gid)
     try:
         access.prepare_file(config.journal)
@@ -172,6 +175,8 @@ def _build(config: TableConfig, open_devices: OpenDevices,
                             also_close=[*([] if curve is None else [curve.close]),
                                         *devices.close],
                             extra_status=devices.status, delivery=delivery)
+    if attach is not None:
+        attach(controller)
     live = None if carry is None else carry.live
     outcome: Rebuilt | str | None = None
     if live is not None:
