@@ -34,6 +34,7 @@ from hw_sim.devices.clock import SimClock
 from hw_sim.devices.dealer import Dealer
 from hw_sim.devices.table_model import TableModel, shuffled_deck
 from table_controller.vocabulary.cards import Card
+from table_controller.vocabulary.observations import Face
 
 LAMP_PINS = {"red": 22, "amber": 23, "buzzer": 24}  # docs/wiring.md
 SENSORS = frozenset({"rfid", "camera"})
@@ -133,6 +134,24 @@ class SimTable:
             self.dealer.new_hand(self._next_deck())
         self._deck_fresh = False
         self.button.press(self.clock())
+
+    def lay_out(self, cards: Sequence[tuple[str, str, Face]]) -> list[str]:
+        """The new simulated table set as a killed run's hand left the old one (``run --sim``
+        resuming, docs/running.md "Restart after a crash"): each ``(tag UID hex, zone, face)``
+        card of the active deck is taken from the shuffler and laid there, in order; the rest
+        stays in the shuffler. Returns the tags that are not the deck's own (a copy, a foreign
+        card, a joker: the new table has none of them). The next hand gets a freshly shuffled
+        deck."""
+        by_uid = {pc.uid_hex: pc for pc in self.model.stub}
+        missing: list[str] = []
+        for uid, zone, face in cards:
+            pc = by_uid.pop(uid, None)
+            if pc is None:
+                missing.append(uid)
+                continue
+            self.model.place(self.model.take_from_stub(pc), zone, face)
+        self._deck_fresh = False
+        return missing
 
     # ------------------------------------------------------------------ time and faults
     def next_due(self, now: float) -> float | None:

@@ -120,6 +120,11 @@ class InProcessRfid:
             self.known = dict(reads)
         return True
 
+    def rfid_picture(self) -> dict[str, set[str]] | None:
+        """Zone -> the tags the reader holds present; None until its first full inventory
+        (what a resumed hand is compared with, table_controller/daemon/reconcile.py)."""
+        return self.reader.present() if self.reader.online else None
+
     def poll(self, now: float) -> list[Observation]:
         if self.down_until is not None:
             if now < self.down_until:
@@ -194,6 +199,11 @@ class PtyRfid:
         self.controller.start()
         self.link.start()
         self._wait(lambda: self.reader.online, "the RFID link to come up")
+
+    def rfid_picture(self) -> dict[str, set[str]] | None:
+        """Zone -> the tags the reader holds present; None until its first full inventory
+        (what a resumed hand is compared with, table_controller/daemon/reconcile.py)."""
+        return self.reader.present() if self.reader.online else None
 
     def poll(self, now: float) -> list[Observation]:
         if self.plug_at is not None and now >= self.plug_at:

@@ -37,7 +37,7 @@ from hw_sim.harness.policy import choose_action, error_kinds, plan_error
 from table_controller.monitor import DealingMonitor
 from table_controller.vocabulary.alerts import Alert, Severity
 from table_controller.vocabulary.observations import Face, Observation
-from table_controller.vocabulary.zones import seat_zone
+from table_controller.vocabulary.zones import BOARD, BURN, seat_zone
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class SimStation:
     def __init__(self, dealer: ConsoleDealer, monitor: DealingMonitor, *, endpoint: str,
                  seed: int, error_rate: float = 0.05, rules: str = "tda",
                  settle: float = 1.0, stall: float = 60.0,
-                 context: zmq.Context[Any] | None = None) -> None:
+                 context: zmq.Context[Any] | None = None, resume: bool = False) -> None:
         if not 0.0 <= error_rate <= 1.0:
             raise ValueError("error_rate is a fraction between 0 and 1")
         self.dealer = dealer
@@ -95,7 +95,7 @@ class SimStation:
         self._sock = ctx.socket(zmq.REQ)
         self._sock.setsockopt(zmq.LINGER, 0)
         self._sock.connect(endpoint)
-        self._script: Script = self._game()
+        self._script: Script = self._continue() if resume else self._game()
         self._op: _Op | None = None
         self._since = 0.0
         self._progress = 0.0
@@ -206,16 +206,67 @@ class SimStation:
             return  # the press started no hand (e.g. seats missing): try again
         number = self.monitor.hand_number
 
+        error = plan_error(self.rng, self.error_rate, self.error_kinds)
+        yield from self._deal_hole(error)
+        yield from self._play(number, error, first=0)
+
+    def _continue(self) -> Script:
+        """A killed run's hand, rebuilt by the controller on a new simulated table laid out as
+        the journal left it (``run --sim`` resuming, docs/running.md "Restart after a crash"):
+        the dealer finishes what he was dealing (the hole cards, a street), then the hand is
+        played on from the street on the board, with no dealer error; then the game goes
+        on."""
+        yield _Sleep(self.settle)  # the sensors see the new table first
+        if self.monitor.hand is not None:
+            number = self.monitor.hand_number
+            yield from self._answer_alerts()
+            if self.monitor.hand is not None and self.monitor.hand_number == number:
+                yield from self._finish_deal()
+                board = len(self.table.model.in_zone(BOARD))
+                yield from self._play(number, None, first=streets_on_board(board))
+            else:
+                yield from self._dealer({"cmd": "sim_collect"})
+        yield from self._game()
+
+    def _finish_deal(self) -> Script:
+        """The hole cards or the street the dealer was dealing when the controller stopped."""
+        model, dealer = self.table.model, self.table.dealer
+        order = list(self.monitor.deal_order())
+        board = len(model.in_zone(BOARD))
+        held = sum(len(model.in_zone(seat_zone(s))) for s in order)
+        if board == 0 and not model.in_zone(BURN) and held < 2 * len(order):
+            def rest_of_deal() -> None:  # two rounds in the deal order ([000], [002 #30])
+                for rnd in range(2):
+                    for seat in order:
+                        if len(model.in_zone(seat_zone(seat))) <= rnd:
+                            dealer.put(model.draw_top(), seat_zone(seat), _face("down"))
+            yield from self._by_hand("finish the deal", rest_of_deal)
+            yield from self._answer_alerts()
+            return
+        streets = streets_on_board(board)
+        missing = 3 - board if 0 < board < 3 else 0
+        if not missing and board < 5 and len(model.in_zone(BURN)) > streets:
+            missing = 3 if board == 0 else 1  # the burn is out: its street comes next
+        if missing:
+            def rest_of_street() -> None:
+                for _ in range(missing):
+                    dealer.put(model.draw_top(), BOARD, _face("up"))
+            yield from self._by_hand("finish the street", rest_of_street)
+            yield from self._answer_alerts()
+
+    def _play(self, number: int, error: str | None, *, first: int) -> Script:
+        """Hand ``number`` from street ``first`` on (0: preflop, its cards dealt; a later one:
+        on the board already), to its end and the collection of the cards."""
         def over() -> bool:
             return self.monitor.hand is None or self.monitor.hand_number != number
 
-        error = plan_error(self.rng, self.error_rate, self.error_kinds)
-        yield from self._deal_hole(error)
         yield from self._answer_alerts()
-        for street in ("preflop", "flop", "turn", "river"):
+        for i, street in enumerate(("preflop", "flop", "turn", "river")):
+            if i < first:
+                continue
             if over():
                 break
-            if street != "preflop":
+            if i > first:
                 yield from self._deal_street(street, error)
                 yield from self._answer_alerts()
                 if over():
@@ -314,6 +365,11 @@ class SimStation:
             yield from self._by_hand(f"remedy of {alert.code}", partial(
                 self.table.dealer.carry_out, alert, rules=self.rules))
             yield from self._send({"cmd": "resolve", "code": alert.code})
+
+
+def streets_on_board(cards: int) -> int:
+    """How many streets ``cards`` board cards begin (a flop being dealt counts as one)."""
+    return 0 if cards == 0 else 1 if cards <= 3 else cards - 2
 
 
 def _face(text: str) -> Face:

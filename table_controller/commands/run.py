@@ -90,9 +90,11 @@ def run(args: argparse.Namespace) -> int:
 
             controller = build_sim_controller(config, seed=args.seed, manual=args.manual,
                                               error_rate=args.error_rate,
-                                              commands=station.commands())
+                                              commands=station.commands(),
+                                              attach=station.desk.attach)
         else:
-            controller = build_controller(config, commands=station.commands())
+            controller = build_controller(config, commands=station.commands(),
+                                          attach=station.desk.attach)
     except StartError as exc:
         print(f"run: cannot start: {exc}", file=sys.stderr)
         return 1

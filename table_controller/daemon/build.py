@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -26,18 +27,23 @@ from typing import Any
 
 from firmware_bridge.outputs import AlertOutputs
 from table_controller.config import TableConfig, TableConfigError
+from table_controller.daemon import resume
 from table_controller.daemon.access import FileAccess
 from table_controller.daemon.alert_delivery import AlertDelivery
 from table_controller.daemon.bus import BusError, ConsoleServer, EventBus
 from table_controller.daemon.controller import Command, Controller, Sensor
 from table_controller.daemon.curve import CurveServer, KeysError, load_server_keys
-from table_controller.daemon.journal import Journal, JournalError
-from table_controller.daemon.resume import CarryOver, carry_over
+from table_controller.daemon.journal import HandRecord, Journal, JournalError
+from table_controller.daemon.replay import JournaledBurns, Rebuilt, ReplayError, replay_hand
+from table_controller.daemon.resume import NOT_RESUMED, CarryOver, carry_over
 from table_controller.daemon.sequence import Sequences
 from table_controller.daemon.wakeup import Wakeup
 from table_controller.engine import Table
-from table_controller.monitor import DealingMonitor, MonitorConfig
+from table_controller.monitor import DealingMonitor, MonitorConfig, MonitorError
+from table_controller.monitor.restart import hand_not_resumed
 from table_controller.phh import Context
+
+log = logging.getLogger(__name__)
 
 
 class StartError(RuntimeError):
@@ -58,6 +64,9 @@ class Devices:
     status: Callable[[], Mapping[str, Any]] | None = None
     close: list[Callable[[], None]] = field(default_factory=list)
     wakeup: Wakeup | None = None
+    resume: Callable[[DealingMonitor], None] | None = None
+    """Called with the monitor once a killed run's hand was rebuilt in it, before the loop
+    starts (the simulator lays its new table out as the hand left it)."""
 
 
 OpenDevices = Callable[[TableConfig, DealingMonitor, list[Callable[[], None]]], Devices]
@@ -98,16 +107,18 @@ def _config_summary(config: TableConfig, notes: Mapping[str, Any]) -> str:
 def build_controller(config: TableConfig, *, devices: OpenDevices | None = None,
                      monitor_config: MonitorConfig | None = None,
                      run_notes: Mapping[str, Any] | None = None,
-                     commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None
-                     ) -> Controller:
+                     commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None,
+                     attach: Callable[[Controller], None] | None = None) -> Controller:
     """The controller for ``config``. ``devices``: how its devices are opened (default
     :func:`table_devices`); ``monitor_config`` replaces the configuration's; ``run_notes``
     are added to the configuration summary the journal keeps for this run; ``commands``: more
-    console commands (the dealer station's, docs/station.md)."""
+    console commands (the dealer station's, docs/station.md); ``attach``: told of the
+    controller as soon as it exists, before a killed run's hand is replayed (the owner of
+    ``commands``, whose requests the replay carries out again)."""
     closers: list[Callable[[], None]] = []
     try:
         return _build(config, devices or table_devices, monitor_config, run_notes or {},
-                      commands or {}, closers)
+                      commands or {}, closers, attach)
     except Exception:
         for close in reversed(closers):
             with contextlib.suppress(Exception):  # best effort; the first error is reported
@@ -118,7 +129,8 @@ def build_controller(config: TableConfig, *, devices: OpenDevices | None = None,
 def _build(config: TableConfig, open_devices: OpenDevices,
            monitor_config: MonitorConfig | None, run_notes: Mapping[str, Any],
            commands: Mapping[str, tuple[Command, frozenset[str]]],
-           closers: list[Callable[[], None]]) -> Controller:
+           closers: list[Callable[[], None]],
+           attach: Callable[[Controller], None] | None = None) -> Controller:
     access = FileAccess(config.access.gid)
     try:
         access.prepare_file(config.journal)
@@ -129,9 +141,12 @@ def _build(config: TableConfig, open_devices: OpenDevices,
     except OSError as exc:
         raise StartError(f"journal {config.journal}: {exc.strerror or exc}") from None
     closers.append(journal.close)
-    carry = carry_over(journal, wall=datetime.now(UTC).isoformat(timespec="milliseconds"))
+    wall = datetime.now(UTC).isoformat(timespec="milliseconds")
+    carry = carry_over(journal, wall=wall)
     table = build_table(config, carry)
-    monitor = DealingMonitor(table, config=monitor_config or config.table.monitor)
+    burns = JournaledBurns()
+    monitor = DealingMonitor(table, config=monitor_config or config.table.monitor,
+                             burn_chooser=burns)
     if carry is not None:
         monitor.ctx.last_number = carry.hand_number
     curve = _curve(config, closers)
@@ -160,9 +175,58 @@ def _build(config: TableConfig, open_devices: OpenDevices,
                             also_close=[*([] if curve is None else [curve.close]),
                                         *devices.close],
                             extra_status=devices.status, delivery=delivery)
-    journal.start_run(t=clock(), wall=controller.wall(clock()).isoformat(timespec="milliseconds"),
+    if attach is not None:
+        attach(controller)
+    live = None if carry is None else carry.live
+    outcome: Rebuilt | str | None = None
+    if live is not None:
+        outcome = _rebuild(controller, journal, live, burns,
+                           skip=frozenset(devices.commands or {}))
+        last_t = outcome.last_t if isinstance(outcome, Rebuilt) else (live.start_t or 0.0)
+        controller.shift_clock(last_t + 0.001 - clock())  # time goes on after the journal's
+        if isinstance(outcome, str):
+            resume.void_hand(journal, live, wall=wall, cause=f"{NOT_RESUMED} ({outcome})")
+        elif devices.resume is not None:
+            devices.resume(monitor)
+        notes = ({"resumed": {"hand": live.number, "run": live.run}}
+                 if isinstance(outcome, Rebuilt)
+                 else {"not_resumed": {"hand": live.number, "run": live.run, "why": outcome}})
+        run_notes = {**run_notes, **notes}
+    now = controller.clock()
+    journal.start_run(t=now, wall=controller.wall(now).isoformat(timespec="milliseconds"),
                       table_name=config.table.name, config=_config_summary(config, run_notes))
+    if live is not None and isinstance(outcome, Rebuilt):
+        controller.adopt(outcome)
+    elif live is not None and isinstance(outcome, str):
+        controller.raise_alert(hand_not_resumed(live.number, controller.clock(), outcome))
     return controller
+
+
+def _rebuild(controller: Controller, journal: Journal, live: HandRecord,
+             burns: JournaledBurns, *, skip: frozenset[str]) -> Rebuilt | str:
+    """Replay the killed run's ``live`` hand into the controller's monitor; the reason when
+    it cannot be (the monitor is then left between hands, the hand counted as played: the
+    caller voids it in the journal, rules.md §5)."""
+    monitor = controller.monitor
+    try:
+        rebuilt = replay_hand(monitor, live, journal, carry_out=controller.carry_out,
+                              skip=skip, burns=burns)
+        if monitor.hand is not None and "rfid" not in monitor.config.sensors:
+            raise ReplayError("the camera alone cannot tell its new tracks from the cards of "
+                              "the hand")
+    except ReplayError as exc:
+        why = str(exc)
+        log.warning("hand %d not resumed: %s", live.number, why)
+        if monitor.hand is not None:
+            with contextlib.suppress(MonitorError):
+                monitor.void(NOT_RESUMED, live.start_t or 0.0)  # its end: the journal's
+        monitor.ctx.last_number = max(monitor.ctx.last_number, live.number)
+        monitor.table.hand_number = max(monitor.table.hand_number, live.number)
+        return why
+    monitor.fusion.forget_camera()  # its track ids do not survive a restart
+    log.info("hand %d resumed from run %d (%s)", live.number, live.run,
+             "ended in the replay" if monitor.hand is None else "live")
+    return rebuilt
 
 
 def _curve(config: TableConfig, closers: list[Callable[[], None]]) -> CurveServer | None:

@@ -46,7 +46,9 @@ from table_controller.daemon.console_input import (
 )
 from table_controller.daemon.journal import Journal
 from table_controller.daemon.published import PublishedAlerts
+from table_controller.daemon.reconcile import Reconcile, ShiftedSensor
 from table_controller.daemon.redact import redact
+from table_controller.daemon.replay import Rebuilt
 from table_controller.daemon.sequence import Sequences
 from table_controller.engine import EngineError, Hand
 from table_controller.monitor import ConsoleAction, DealingMonitor, HandEnd, MonitorError
@@ -145,6 +147,11 @@ class Controller:
         self.on_request: Callable[[Mapping[str, Any], float], None] | None = None
         self._hook_failing = False
         self.published = PublishedAlerts()  # what snapshot and health say of the alerts
+        # A hand resumed from an earlier run (docs/running.md "Restart after a crash"): its
+        # number -> the run it started in, whose record its end completes; and the comparison
+        # of the sensors' first picture with the rebuilt hand, until it is done.
+        self.resumed_runs: dict[int, int] = {}
+        self.reconcile: Reconcile | None = None
         self.requests = RequestJournal()  # console requests into the journal, bounded
         self.started = clock()
         self._commands: dict[str, tuple[Command, frozenset[str]]] = {
@@ -207,6 +214,8 @@ class Controller:
         observations.sort(key=lambda o: o.t)
         for obs in observations:
             self.observe(obs)
+        if self.reconcile is not None:
+            self._reconcile(now)
         self._call(lambda: self.monitor.tick(now), now)
         if self.console is not None:
             self.console.serve(self.handle, timeout=wait, refused=self._request_refused)
@@ -220,6 +229,62 @@ class Controller:
             self.bus.retry()
         now = self.clock()
         self.delivery.poll(now, self._stamp(now))
+
+    # ------------------------------------------------------------------ resume
+    def shift_clock(self, offset: float) -> None:
+        """Run ``offset`` seconds ahead of the devices' clock, sensors' times included: a
+        hand resumed from a killed run goes on at times after the journal's (the monotonic
+        clock of the killed run does not carry over a reboot, nor a simulated one)."""
+        if offset <= 0:
+            return
+        base = self.clock
+        self.clock = lambda: base() + offset
+        self.sensors = [ShiftedSensor(s, offset) for s in self.sensors]
+        self.started += offset
+
+    def adopt(self, rebuilt: Rebuilt) -> None:
+        """Take on the hand :mod:`.replay` rebuilt into the monitor (after this run's start in
+        the journal): the open alerts keep the ids they were published under (not raised again:
+        lamps lit again, the buzzer waits for the dealer), what the killed run did not journal
+        goes out now, the hand's end will complete its record, and the sensors' first picture
+        is compared with the rebuilt one (:class:`.reconcile.Reconcile`)."""
+        hand = rebuilt.hand
+        self.resumed_runs[hand.number] = hand.run
+        self._alert_ids.update(rebuilt.ids)
+        for alert in self.monitor.open_alerts:
+            ident = rebuilt.ids.get(alert.ref) if alert.ref is not None else None
+            payload = rebuilt.published.get(ident) if ident is not None else None
+            if ident is None or payload is None:
+                continue
+            self.published.add(payload)
+            self.unacknowledged.raised(ident, alert.code, alert.severity)
+            if self.outputs is not None:
+                self.outputs.show_alert(alert, self.clock())
+                self._lamps.add(alert.code)
+        self._publish_output(rebuilt.tail, rebuilt.last_t)
+        if self.monitor.hand is not None:
+            self.reconcile = Reconcile.of(self.monitor)
+
+    def raise_alert(self, alert: Alert) -> None:
+        """Publish an alert the controller itself raises (a restart's, :mod:`.replay`)."""
+        self._alert(alert)
+
+    def _reconcile(self, now: float) -> None:
+        assert self.reconcile is not None
+        try:
+            found = self.reconcile.check(self.sensors, self.monitor, now)
+        except Exception as exc:  # a comparison that fails must not stop the table
+            log.exception("comparing the sensors' picture with the resumed hand failed")
+            self._fault(f"resume: comparing the sensors' picture failed: {exc}")
+            self.reconcile = None
+            return
+        if found.done:
+            self.reconcile = None
+        for obs in found.removals:
+            self.observe(obs)
+        if found.alert is not None:
+            self._alert(found.alert)
+            self._sync_lamps(now)
 
     def _step_hook(self, hook: Callable[[], None]) -> None:
         try:
@@ -397,7 +462,8 @@ class Controller:
         if self.journal is not None:
             self.journal.record_hand_end(number=end.number, t=end.t, wall=self._stamp(end.t),
                                          voided=end.voided, cause=end.cause, stacks=end.stacks,
-                                         phh=phh, phh_error=phh_error)
+                                         phh=phh, phh_error=phh_error,
+                                         run=self.resumed_runs.pop(end.number, None))
         event = {"type": "hand_end", "hand": end.number, "voided": end.voided,
                  "cause": end.cause,
                  "stacks": {str(s): v for s, v in sorted(end.stacks.items())},
@@ -438,20 +504,7 @@ class Controller:
         live = self.monitor.hand
         number = None if live is None else live.number  # the hand the request was made in
         try:
-            if not isinstance(request, dict):
-                raise ConsoleError(f"a request is a JSON object, not {type(request).__name__}")
-            check_fields(request, seats=self.table.seats, stacks=self.table.stacks)
-            cmd = request.get("cmd")
-            entry = self._commands.get(cmd) if isinstance(cmd, str) else None
-            if entry is None:
-                raise ConsoleError(f"unknown cmd {cmd!r}; known: "
-                                   f"{', '.join(sorted(self._commands))}")
-            fn, keys = entry
-            unknown = sorted(set(request) - keys - {"cmd"})
-            if unknown:
-                raise ConsoleError(f"{cmd}: unknown field {unknown[0]!r}"
-                                   + (f" (known: {', '.join(sorted(keys))})" if keys else ""))
-            out = fn(request, t)
+            out = self.carry_out(request, t)
         except (ConsoleError, RequestError, MonitorError, EngineError) as exc:
             error = str(exc)
         if number is None and out.hand_started is not None:
@@ -483,6 +536,25 @@ class Controller:
                 started=self.started, now=self.clock(), wall=self.wall,
                 table=None if self.phh_context is None else str(self.phh_context.table))
         return answer
+
+    def carry_out(self, request: Any, t: float) -> MonitorOutput:
+        """Check and carry out one console request at monotonic ``t``; what the monitor did
+        comes back, nothing is journaled or published (:meth:`handle` does that; the replay of
+        a killed run's hand, :mod:`.replay`, calls this alone). Raises the request's error."""
+        if not isinstance(request, dict):
+            raise ConsoleError(f"a request is a JSON object, not {type(request).__name__}")
+        check_fields(request, seats=self.table.seats, stacks=self.table.stacks)
+        cmd = request.get("cmd")
+        entry = self._commands.get(cmd) if isinstance(cmd, str) else None
+        if entry is None:
+            raise ConsoleError(f"unknown cmd {cmd!r}; known: "
+                               f"{', '.join(sorted(self._commands))}")
+        fn, keys = entry
+        unknown = sorted(set(request) - keys - {"cmd"})
+        if unknown:
+            raise ConsoleError(f"{cmd}: unknown field {unknown[0]!r}"
+                               + (f" (known: {', '.join(sorted(keys))})" if keys else ""))
+        return fn(request, t)
 
     def _request_refused(self, summary: str, error: str) -> None:
         """A request the console server refused before parsing it (size, frames, not JSON)."""

@@ -66,7 +66,8 @@ CREATE TABLE IF NOT EXISTS observations (
 CREATE INDEX IF NOT EXISTS observations_time ON observations (run, t);
 CREATE TABLE IF NOT EXISTS console (
     id INTEGER PRIMARY KEY, run INTEGER NOT NULL, hand INTEGER, t REAL NOT NULL,
-    wall TEXT NOT NULL, request TEXT NOT NULL, ok INTEGER NOT NULL, error TEXT);
+    wall TEXT NOT NULL, request TEXT NOT NULL, ok INTEGER NOT NULL, error TEXT,
+    after INTEGER);
 CREATE TABLE IF NOT EXISTS alerts (
     id INTEGER PRIMARY KEY, run INTEGER NOT NULL, hand INTEGER, t REAL NOT NULL,
     wall TEXT NOT NULL, code TEXT NOT NULL, severity TEXT NOT NULL, seat INTEGER,
@@ -143,6 +144,17 @@ class ObservationRecord:
     error: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class ConsoleRecord:
+    """A console request the controller carried out (its JSON text)."""
+
+    run: int
+    id: int
+    t: float
+    wall: str
+    request: str
+
+
 def _stacks(text: str | None) -> dict[int, int] | None:
     if text is None:
         return None
@@ -199,6 +211,7 @@ class Journal:
                 db.execute("PRAGMA wal_autocheckpoint = 0")  # the Checkpointer's job
                 db.executescript(_SCHEMA)
                 _add_body_column(db)
+                _add_console_order(db)
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
                            (str(SCHEMA_VERSION),))
             row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -264,9 +277,13 @@ class Journal:
 
     def record_console(self, request: Mapping[str, Any] | str, *, t: float, wall: str,
                        hand: int | None, error: str | None) -> None:
+        """The request goes after the last observation journaled before it (``after``), so a
+        restart replays the observations and the requests of a live hand in the order the
+        controller took them (:mod:`table_controller.daemon.replay`)."""
         text = request if isinstance(request, str) else json.dumps(request, sort_keys=True)
-        self._write("INSERT INTO console (run, hand, t, wall, request, ok, error) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        self._write("INSERT INTO console (run, hand, t, wall, request, ok, error, after) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, "
+                    "(SELECT COALESCE(MAX(id), 0) FROM observations))",
                     (self._run(), hand, t, wall, text, int(error is None), error))
 
     def record_alert(self, alert: Alert, payload: Mapping[str, Any]) -> None:
@@ -526,6 +543,72 @@ class Journal:
         return [{"t": r[0], "time": r[1], "hand": r[2], "request": r[3], "ok": bool(r[4]),
                  "error": r[5]} for r in rows]
 
+    def hand_inputs(self, number: int) -> list[ObservationRecord | ConsoleRecord]:
+        """What the controller took in during hand ``number`` (every run: a resumed hand goes
+        on in the next run), in the order it took them: the observations the monitor accepted
+        and the console requests it carried out. Raises :class:`JournalError` when a request
+        has no place among the observations (a journal older than resume)."""
+        with self._read() as db:
+            runs = [int(r[0]) for r in db.execute(
+                "SELECT DISTINCT run FROM observations WHERE hand = ? UNION "
+                "SELECT DISTINCT run FROM console WHERE hand = ? ORDER BY 1",
+                (number, number)).fetchall()]
+            rows = db.execute(
+                "SELECT run, id, after, t, wall, request FROM console "
+                "WHERE hand = ? AND ok = 1 ORDER BY run, id", (number,)).fetchall()
+        out: list[ObservationRecord | ConsoleRecord] = []
+        for run in runs:
+            obs = [o for o in self.observations(hand=number, run=run) if o.accepted]
+            obs.sort(key=lambda o: o.id)
+            cons = [r for r in rows if r[0] == run]
+            if any(r[2] is None for r in cons):
+                raise JournalError(f"journal {self.path}: hand {number}'s console requests "
+                                   "have no place among its observations (a journal made "
+                                   "before resume)")
+            merged: list[tuple[int, int, ObservationRecord | ConsoleRecord]] = \
+                [(o.id, 0, o) for o in obs]
+            merged += [(int(r[2]), 1, ConsoleRecord(run=run, id=int(r[1]), t=float(r[3]),
+                                                   wall=str(r[4]), request=str(r[5])))
+                       for r in cons]
+            merged.sort(key=lambda m: (m[0], m[1], m[2].id))
+            out += [m[2] for m in merged]
+        return out
+
+    def hand_alerts(self, number: int) -> list[dict[str, Any]]:
+        """The first publication of every alert of hand ``number`` (every run), by id."""
+        with self._read() as db:
+            rows = db.execute("SELECT json FROM alerts WHERE hand = ? ORDER BY id",
+                              (number,)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def alert_times(self, number: int) -> list[float]:
+        """The times ``t`` of every alert record of hand ``number`` (every run)."""
+        with self._read() as db:
+            rows = db.execute("SELECT t FROM alerts WHERE hand = ? UNION ALL "
+                              "SELECT t FROM alert_events WHERE hand = ?",
+                              (number, number)).fetchall()
+        return [float(r[0]) for r in rows]
+
+    def ended_alerts(self, ids: list[int]) -> set[int]:
+        """Which of the alert ``ids`` have their end (``alert_resolved``) journaled."""
+        if not ids:
+            return set()
+        marks = ", ".join("?" for _ in ids)
+        with self._read() as db:
+            rows = db.execute(f"SELECT DISTINCT alert FROM alert_events WHERE kind = "
+                              f"'alert_resolved' AND alert IN ({marks})", ids).fetchall()
+        return {int(r[0]) for r in rows}
+
+    def acknowledged(self, ids: list[int]) -> set[int]:
+        """Which of the alert ``ids`` the floor acknowledged."""
+        if not ids:
+            return set()
+        marks = ", ".join("?" for _ in ids)
+        with self._read() as db:
+            rows = db.execute(f"SELECT DISTINCT alert FROM acks WHERE alert IN ({marks})",
+                              ids).fetchall()
+        return {int(r[0]) for r in rows}
+
     def observations(self, *, start: float | None = None, end: float | None = None,
                      hand: int | None = None, run: int | None = None
                      ) -> list[ObservationRecord]:
@@ -560,6 +643,13 @@ class Journal:
 
 def _has_body_column(db: sqlite3.Connection) -> bool:
     return any(r[1] == "body" for r in db.execute("PRAGMA table_info(published)"))
+
+
+def _add_console_order(db: sqlite3.Connection) -> None:
+    """A journal made before console requests were placed among the observations gets the
+    column (its rows: no place, so a hand live in it cannot be replayed)."""
+    if not any(r[1] == "after" for r in db.execute("PRAGMA table_info(console)")):
+        db.execute("ALTER TABLE console ADD COLUMN after INTEGER")
 
 
 def _add_body_column(db: sqlite3.Connection) -> None:

@@ -68,6 +68,12 @@ class RfidSensor:
         self.service.reader.poll(now)
         return _drain(self._out)
 
+    def rfid_picture(self) -> dict[str, set[str]] | None:
+        """Zone -> the tags the reader holds present; None until its first full inventory
+        (the picture a resumed hand is compared with, :mod:`.reconcile`)."""
+        reader = self.service.reader
+        return reader.present() if reader.online else None
+
     def close(self) -> None:
         self.service.stop()
 

@@ -91,6 +91,10 @@ class SensorFusion:
         self._online = {Source.RFID: True, Source.CAMERA: True}
         self._both = self._both_now()  # asked for every card at every tick: kept up to date
         self._retired: set[str] = set()  # camera tracks of cards the reader saw move away
+        # After forget_camera, new camera tracks meet cards the reader already holds: a track
+        # that found no card of its identity took a guess, which a later face may correct.
+        self._guessing = False
+        self._guessed: set[str] = set()
 
     # ----------------------------------------------------------------- sensors
     def active(self, source: Source) -> bool:
@@ -116,6 +120,20 @@ class SensorFusion:
                 tc.disagree_since = None
             self._refresh(tc, t)
         return out
+
+    def forget_camera(self) -> None:
+        """The camera started afresh (the controller restarted): its track ids name nothing
+        any more. Its cards waiting for a tag are dropped; the tagged cards wait for its next
+        frames to re-attach (a new track meets the tagged card in its zone)."""
+        for tc in self.picture:
+            if tc.pending:
+                self.picture.forget(tc)
+                continue
+            tc.camera_key, tc.camera_seen, tc.camera_card = None, False, None
+            tc.disagree_since, tc.conflict_raised = None, False
+        self.picture.by_camera.clear()
+        self._retired.clear()
+        self._guessing = True
 
     def _seen(self, tc: TrackedCard) -> bool:
         rfid, cam = self.active(Source.RFID), self.active(Source.CAMERA)
@@ -278,6 +296,8 @@ class SensorFusion:
         self._retired.discard(obs.key)
         tag = self._tag_candidate(obs.zone, obs.card)
         if tag is not None:
+            if self._guessing and (obs.card is None or tag.card != obs.card):
+                self._guessed.add(obs.key)
             tag.camera_key, tag.camera_seen = obs.key, True
             pic.by_camera[obs.key] = tag
             out = self._camera_sees(tag, obs, flipped=False)
@@ -309,13 +329,25 @@ class SensorFusion:
         """In a pile (burn, muck, the stub) the camera sees only the top card, and the card on
         top changes under one camera track. When the camera names a card that another tag in
         the pile carries, the track shows that card now: it moves over to it (no conflict)."""
-        if (tc.zone not in STACKED_ZONES or obs.card is None or tc.rfid_key is None
-                or tc.card == obs.card):
+        if ((tc.zone not in STACKED_ZONES and obs.key not in self._guessed)
+                or obs.card is None or tc.rfid_key is None or tc.card == obs.card):
             return tc
         other = next((c for c in self.picture if c is not tc and c.zone == tc.zone
                       and c.rfid_key is not None and c.card == obs.card), None)
         if other is None:
             return tc
+        self._guessed.discard(obs.key)
+        if other.camera_key is not None and other.camera_key in self._guessed:
+            # two guesses in one zone, each the other's card: they swap
+            other_key = other.camera_key
+            self._guessed.discard(other_key)
+            tc.camera_key, tc.camera_seen = other_key, other.camera_seen
+            tc.camera_card = other.camera_card
+            self.picture.by_camera[other_key] = tc
+            other.camera_key, other.camera_seen, other.camera_card = obs.key, True, None
+            self.picture.by_camera[obs.key] = other
+            self._refresh(tc, obs.t)
+            return other
         pic = self.picture
         tc.camera_key, tc.camera_seen, tc.camera_card = None, False, None
         if other.camera_key is not None and pic.by_camera.get(other.camera_key) is other:

@@ -108,6 +108,14 @@ CATALOGUE: dict[str, AlertSpec] = {
     "SENSOR_RECOVERED": AlertSpec(_I, "-", "A sensor answers again", "-"),
     "SENSOR_CONFLICT": AlertSpec(
         _X, "-", "RFID and camera disagree about a card", "Check the card and the sensors"),
+    "HAND_NOT_RESUMED": AlertSpec(
+        _I, "TDA 35 [000] [003]",
+        "The controller restarted during a hand and cannot rebuild it from its journal",
+        "The hand is void, every chip returned, the button stays: collect the cards and press "
+        "the green button for the next hand"),
+    "CARDS_MOVED_WHILE_DOWN": AlertSpec(
+        _I, "-", "Cards moved on the felt while the controller was down",
+        "Check the cards named; the hand goes on with the cards where they are now"),
 }
 
 
