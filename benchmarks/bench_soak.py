@@ -106,6 +106,9 @@ def _figures(reports: list[HandReport], table: AutoTable, mode: str,
         "fault_and_info_alerts": dict(Counter(
             a.alert.code for r in reports for a in r.alerts
             if a.alert.severity.value in ("fault", "info"))),
+        "false_alert_examples": [
+            f"hand {r.number} (error {r.error}, faults {r.faults}): step {a.step} "
+            f"{a.alert.code}: {a.alert.message}" for r in reports for a in r.false_alerts][:10],
         "hands_with_problems": [f"hand {r.number}: {r.problem}" for r in reports
                                 if r.problem][:10],
         "chips_conserved": sum(table.stacks().values()) == SEATS * STACK,
