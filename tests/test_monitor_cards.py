@@ -187,6 +187,23 @@ def test_card_without_hand(sensors: tuple[str, ...]) -> None:
     assert felt.button() == [] and felt.mon.open_alerts == ()
 
 
+@pytest.mark.parametrize("sensors", MODES, ids=MODE_IDS)
+def test_cards_dealt_without_a_hand_are_one_error(sensors: tuple[str, ...]) -> None:
+    """[002 #19] TDA 23, alerts.md "One error, one alert": dealing on without the green button
+    is one alert; each further card restates it (an update, same ref) until it is resolved."""
+    felt = monitor(THREE, sensors=sensors, seats=3)
+    first = felt.place("seat2")
+    more = felt.place("seat3") + felt.place("board")
+    life = felt.lifecycle()
+    assert codes(list(life.alerts)) == ["CARD_WITHOUT_HAND"] and first[0].seat == 2
+    assert [u.ref for u in life.updates] == [first[0].ref] * 2
+    assert more[-1].message == ("3 cards landed on the felt (seat 2, seat 3, the board) with "
+                                "no hand running")
+    assert codes(felt.resolve("CARD_WITHOUT_HAND")) == []
+    again = felt.place("seat1")
+    assert codes(again) == ["CARD_WITHOUT_HAND"] and again[0].ref != first[0].ref
+
+
 def test_cards_gathered_after_a_hand_raise_nothing() -> None:
     felt = monitor(THREE, seats=3)
     felt.button()

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from table_controller.engine import GameConfig, Structure, Table
 from table_controller.monitor import DealingMonitor, MonitorConfig, MonitorError
 from table_controller.monitor.fusion import sensor_lag
+from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.cards import parse_card
 from table_controller.vocabulary.observations import (
     CardEvent,
@@ -151,6 +152,37 @@ def test_reader_offline_camera_carries_on_then_recovery_is_quiet() -> None:
     out += felt.settle()
     assert codes(out, game_only=False) == ["SENSOR_RECOVERED"]
     assert codes(felt.act("1 fold", "2 fold"), game_only=False) == []
+
+
+def test_a_conflict_is_not_raised_again_after_the_reader_was_away() -> None:
+    """alerts.md "One error, one alert": the reader sees a card the camera never sees (one
+    SENSOR_CONFLICT); the reader drops off and comes back reporting the same tag: the sensors
+    never agreed in between, so that is the same disagreement, no second alert. Once they
+    have agreed, a new disagreement is a new conflict."""
+    felt = monitor(THREE, seats=3)
+    felt.button()
+
+    def tag(zone: str, event: CardEvent = CardEvent.PLACED) -> list[Alert]:
+        return list(felt.mon.observe(CardObservation(event=event, zone=zone, t=felt.t,
+                                                     source=Source.RFID, key="u1",
+                                                     card=parse_card("7h"))).alerts)
+
+    out = tag("seat2") + felt.settle(1.0)
+    assert codes(out, game_only=False) == ["SENSOR_CONFLICT"]
+    assert codes(felt.sensor(Source.RFID, False), game_only=False) == ["SENSOR_OFFLINE"]
+    out = list(felt.mon.observe(SensorStatus(Source.RFID, True, felt.t, "back")).alerts)
+    out += tag("seat2") + felt.settle(1.0)
+    assert codes(out, game_only=False) == ["SENSOR_RECOVERED"]
+    out = list(felt.mon.observe(CardObservation(event=CardEvent.PLACED, zone="seat2", t=felt.t,
+                                                source=Source.CAMERA, key="t1",
+                                                face=Face.DOWN)).alerts)
+    out += felt.settle(1.0)  # the camera sees it now: they agree
+    assert codes(out, game_only=False) == []
+    out = list(felt.mon.observe(CardObservation(event=CardEvent.REMOVED, zone="seat2",
+                                                t=felt.t, source=Source.CAMERA,
+                                                key="t1")).alerts)
+    out += felt.settle(1.0)
+    assert codes(out, game_only=False) == ["SENSOR_CONFLICT"]
 
 
 def test_repeated_status_is_reported_once() -> None:

@@ -97,8 +97,9 @@ class Dealer:
                 self.flip(pc)
 
     def collect(self) -> None:
-        """Every card on the felt goes back into the shuffler (end of hand, misdeal)."""
-        if self.model.felt:
+        """Every card on the felt (and any fallen off the table) goes back into the shuffler
+        (end of hand, misdeal)."""
+        if self.model.felt or self.model.dropped:
             self.model.gather()
             self.after_move()
         self.burn_ready = False

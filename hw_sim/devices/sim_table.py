@@ -130,8 +130,7 @@ class SimTable:
         """The dealer presses the shuffler's green button (it bounces). Each press starts a
         hand from a freshly shuffled deck: the first one was prepared before; later ones come
         once the felt is clear."""
-        if not self.model.felt and not self._deck_fresh:
-            self.dealer.new_hand(self._next_deck())
+        self.prepare_deck()
         self._deck_fresh = False
         self.button.press(self.clock())
 
@@ -152,6 +151,13 @@ class SimTable:
             self.model.place(self.model.take_from_stub(pc), zone, face)
         self._deck_fresh = False
         return missing
+
+    def prepare_deck(self) -> None:
+        """The shuffler delivers the next hand's fresh deck now, if the felt is clear and it has
+        not done so yet (the green button then starts the hand on it): something can happen to
+        the deck before the press (a card falls off the table)."""
+        if not self.model.felt and not self._deck_fresh:
+            self.dealer.new_hand(self._next_deck())
 
     # ------------------------------------------------------------------ time and faults
     def next_due(self, now: float) -> float | None:

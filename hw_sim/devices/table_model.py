@@ -111,6 +111,7 @@ class TableModel:
         self._deck += [self.new_copy(c) for c in extra]
         self._stub: list[PhysicalCard] = list(self._deck)
         self._felt: list[PhysicalCard] = []
+        self._dropped: list[PhysicalCard] = []  # fallen off the table (drop_from_stub)
 
     # --- what is where ------------------------------------------------------------------
 
@@ -123,6 +124,11 @@ class TableModel:
     def felt(self) -> list[PhysicalCard]:
         """The cards on the felt, in the order they were placed."""
         return sorted(self._felt, key=lambda c: c.placed)
+
+    @property
+    def dropped(self) -> list[PhysicalCard]:
+        """The deck's cards lying off the table (:meth:`drop_from_stub`), until gathered."""
+        return list(self._dropped)
 
     def in_zone(self, zone: str) -> list[PhysicalCard]:
         return [c for c in self.felt if c.zone == zone]
@@ -196,12 +202,25 @@ class TableModel:
                 self._stub.append(pc)
             else:
                 pc.zone = GONE
+        for pc in self._dropped:  # picked up from the floor
+            pc.zone, pc.face = SHUFFLER, Face.DOWN
+            self._stub.append(pc)
+        self._dropped.clear()
         self._changed()
 
     def discard(self, pc: PhysicalCard) -> None:
         """A card leaves the table (a joker or a foreign card removed by the dealer)."""
         self._take_off_felt(pc)
         pc.zone = GONE
+        self._changed()
+
+    def drop_from_stub(self, pc: PhysicalCard) -> None:
+        """``pc`` falls out of the stub and off the table (to the floor): the shuffler holds one
+        card less for the rest of the hand. The dealer picks it up when he gathers the cards
+        (:meth:`gather`)."""
+        self.take_from_stub(pc)
+        pc.zone, pc.face = GONE, Face.DOWN
+        self._dropped.append(pc)
         self._changed()
 
     def take_from_stub(self, pc: PhysicalCard) -> PhysicalCard:

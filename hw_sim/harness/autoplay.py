@@ -6,9 +6,11 @@ the hand goes and performed by the same :class:`~hw_sim.harness.runner.ScenarioR
 daemon's controller sees exactly what it would see from a scenario (and journals it, given a
 journal).
 
-Players and the dealer's errors follow the seeded policy of :mod:`hw_sim.harness.policy` (the
-same one ``run --sim`` plays by). When the controller raises an alert, the dealer carries out
-its remedy and the floor acknowledges it, as a ``resolve`` step does.
+Players follow the seeded policy of :mod:`hw_sim.harness.policy` (the same one ``run --sim``
+plays by). With probability ``error_rate`` a hand gets one dealer error, chosen among the kinds
+of :mod:`hw_sim.harness.dealer_errors` the table's sensors can see, and made by
+:mod:`hw_sim.harness.error_injection`. When the controller raises an alert, the dealer carries
+out its remedy and the floor acknowledges it, as a ``resolve`` step does.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hw_sim.harness import error_injection as inject
+from hw_sim.harness.dealer_errors import BY_NAME, KINDS, ErrorKind, kinds_seen
 from hw_sim.harness.expectations import RaisedAlert
-from hw_sim.harness.policy import ERRORS, choose_action, error_kinds, plan_error
+from hw_sim.harness.policy import choose_action, plan_error
 
 __all__ = ["ERRORS", "AutoPlayError", "AutoTable", "HandReport", "demo_scenario"]
 from hw_sim.harness.runner import Listeners, ScenarioRunner, build_runner
@@ -27,7 +31,6 @@ from hw_sim.harness.scenario import (
     Actions,
     Deal,
     Fault,
-    PlaceCard,
     PressGreenButton,
     Resolve,
     Scenario,
@@ -40,11 +43,12 @@ from table_controller.daemon.controller import Controller
 from table_controller.daemon.journal import Journal
 from table_controller.monitor import DealingMonitor
 from table_controller.vocabulary.alerts import Severity
-from table_controller.vocabulary.zones import seat_zone
 
 LINK_FAULTS = ("serial_garbage", "tag_dropout", "serial_unplug")
 CAMERA_FAULTS = ("camera_freeze",)
 GAME_SEVERITIES = (Severity.STOP, Severity.FIX, Severity.WARN)
+ERRORS: dict[str, str] = {k.name: k.code for k in KINDS}
+"""Every dealer error kind continuous play can make -> the alert code it must raise."""
 
 
 @dataclass(slots=True)
@@ -55,6 +59,7 @@ class HandReport:
     error: str | None = None  # planned for this hand
     injected: bool = False  # the hand got as far as the error and the dealer made it
     expected: str | None = None
+    allowed: frozenset[str] = frozenset()  # every code the error may raise (the expected one too)
     alerts: list[RaisedAlert] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
     voided: bool = False
@@ -66,17 +71,19 @@ class HandReport:
 
     @property
     def false_alerts(self) -> list[RaisedAlert]:
-        """Game alerts (stop, fix, warn) other than the one the injected error must raise."""
-        expected = self.expected if self.injected else None
+        """Game alerts (stop, fix, warn) other than those the injected error raises."""
+        allowed = self.allowed if self.injected else frozenset()
         return [r for r in self.alerts if r.alert.severity in GAME_SEVERITIES
-                and r.alert.code != expected]
+                and r.alert.code not in allowed]
 
 
 def demo_scenario(*, seats: int, stack: int, blinds: tuple[int, int], seed: int,
-                  sensors: tuple[str, ...] = ("rfid", "camera")) -> Scenario:
-    """A table with every seat taken, for continuous play (steps come from :class:`AutoTable`)."""
-    table = TableSpec(seats=seats, game="nlhe", small_blind=blinds[0], big_blind=blinds[1],
-                      ante=0, button=1, rules="tda", sensors=sensors)
+                  sensors: tuple[str, ...] = ("rfid", "camera"),
+                  table_seats: int | None = None) -> Scenario:
+    """A table of ``table_seats`` seats (default ``seats``) with seats 1 to ``seats`` taken, for
+    continuous play (steps come from :class:`AutoTable`)."""
+    table = TableSpec(seats=table_seats or seats, game="nlhe", small_blind=blinds[0],
+                      big_blind=blinds[1], ante=0, button=1, rules="tda", sensors=sensors)
     return Scenario(path="<demo>", name="demo", table=table,
                     players={s: stack for s in range(1, seats + 1)}, deck_seed=seed,
                     deck_order=(), steps=(PressGreenButton(1),))
@@ -92,14 +99,17 @@ class AutoTable:
                  on_hand_end: Callable[[dict[str, Any]], None] = lambda _h: None,
                  journal: Journal | None = None,
                  on_update: Callable[[RaisedAlert], None] = lambda _a: None,
-                 on_resolved: Callable[[dict[str, Any]], None] = lambda _r: None) -> None:
+                 on_resolved: Callable[[dict[str, Any]], None] = lambda _r: None,
+                 table_seats: int | None = None) -> None:
         if not 0.0 <= error_rate <= 1.0 or not 0.0 <= fault_rate <= 1.0:
             raise ValueError("error_rate and fault_rate are fractions between 0 and 1")
+        if table_seats is not None and not seats <= table_seats <= 10:
+            raise ValueError("table_seats is at least seats and at most 10")
         self.scenario = demo_scenario(seats=seats, stack=stack, blinds=blinds, seed=seed,
-                                      sensors=sensors)
+                                      sensors=sensors, table_seats=table_seats)
         self.rng = random.Random(f"autoplay:{seed}")
         self.error_rate = error_rate
-        self.error_kinds = error_kinds(sensors)
+        self.error_kinds = kinds_seen(sensors)  # names of dealer_errors.KINDS
         self.fault_kinds = ((LINK_FAULTS if "rfid" in sensors else ())
                             + (CAMERA_FAULTS if "camera" in sensors else ()))
         self.fault_rate = fault_rate
@@ -142,17 +152,20 @@ class AutoTable:
     def close(self) -> None:
         self.runner.close()
 
-    def _do(self, make: Callable[[int], Step], *, answer: bool = True) -> None:
+    def do(self, make: Callable[[int], Step], *, answer: bool = True) -> None:
+        """Perform the step ``make(number)``; then (``answer``) answer the alerts it raised."""
         self.steps += 1
         if not self.runner.do(make(self.steps)):
             raise _HandAborted(self.runner.record.errors[-1])
         if answer:
-            self._answer_alerts()
+            self.answer_alerts()
+
+    _do = do
 
     def _hand_over(self, hands_before: int) -> bool:
         return self.runner.record.hands > hands_before or self.monitor.hand is None
 
-    def _answer_alerts(self) -> None:
+    def answer_alerts(self) -> None:
         """The dealer carries out every open remedy and the floor acknowledges it."""
         for _ in range(5):
             open_codes = [a.code for a in self.runner.open_alerts
@@ -172,7 +185,8 @@ class AutoTable:
         self.reports.append(report)
         report.error = plan_error(self.rng, self.error_rate, self.error_kinds)
         if report.error is not None:
-            report.expected = ERRORS[report.error]
+            kind = BY_NAME[report.error]
+            report.expected, report.allowed = kind.code, kind.codes
         try:
             self._play(report, hands_before)
         except _HandAborted as exc:
@@ -186,12 +200,24 @@ class AutoTable:
         self._report = None
         return report
 
+    def _error(self, report: HandReport, moment: str) -> ErrorKind | None:
+        """The hand's error, if it is due at ``moment`` and not made yet."""
+        if report.error is None or report.injected:
+            return None
+        kind = BY_NAME[report.error]
+        return kind if kind.moment == moment else None
+
     def _play(self, report: HandReport, hands_before: int) -> None:
+        if (kind := self._error(report, "before_hand")) is not None:
+            report.injected = inject.before_hand(kind, self)
         self._do(lambda n: PressGreenButton(n))
         if self.monitor.hand is None:
             raise _HandAborted("the green button started no hand")
         self._maybe_fault(report)
         self._deal_hole(report)
+        if (kind := self._error(report, "after_deal")) is not None \
+                and not self._hand_over(hands_before):
+            report.injected = inject.after_deal(kind, self)
         for street in ("preflop", "flop", "turn", "river"):
             if self._hand_over(hands_before):
                 return
@@ -204,9 +230,6 @@ class AutoTable:
         if not self._hand_over(hands_before):
             self._do(lambda n: Showdown(n))
 
-    def _place(self, zone: str, face: str, *, answer: bool = True) -> None:
-        self._do(lambda n: PlaceCard(n, None, False, zone, face), answer=answer)
-
     def _act(self, action: ScenarioAction) -> None:
         self._do(lambda n: Actions(n, (action,)))
 
@@ -217,41 +240,24 @@ class AutoTable:
             self._do(lambda n: Fault(n, kind))
 
     def _deal_hole(self, report: HandReport) -> None:
-        order = list(self.monitor.deal_order())
-        if report.error == "wrong_first_seat" and len(order) > 1:
-            report.injected = True
-            self._do(lambda n: PlaceCard(n, None, False, seat_zone(order[1]), "down"))
-            return
-        if report.error == "exposed_card" and len(order) >= 2:
-            report.injected = True
-            # [000] [003]: the dealer finishes the deal before the remedy is carried out
-            for i, seat in enumerate(order * 2):
-                face = "up" if i == 2 else "down"
-                self._place(seat_zone(seat), face, answer=False)
-            self._answer_alerts()
-            return
+        if (kind := self._error(report, "deal")) is not None:
+            report.injected = inject.deal(kind, self)
+            if report.injected:
+                return
         self._do(lambda n: Deal(n, "hole"))
 
     def _deal_street(self, street: str, report: HandReport) -> None:
-        if report.error == "missing_burn" and street == "turn":
-            report.injected = True
-            self._do(lambda n: PlaceCard(n, None, False, "board", "up"))
-            return
-        if report.error == "duplicate" and street == "flop":
-            hole = self.runner.table.model.in_zone(seat_zone(self.monitor.deal_order()[0]))
-            card = hole[0].card if hole else None
-            if card is not None:
-                report.injected = True
-                self._do(lambda n: PlaceCard(n, None, False, "burn", "down"))
-                self._do(lambda n: PlaceCard(n, card, False, "board", "up", copy=True))
+        moment = {"flop": "flop", "turn": "turn"}.get(street)
+        if moment is not None and (kind := self._error(report, moment)) is not None:
+            report.injected = inject.flop(kind, self) if street == "flop" \
+                else inject.turn(kind, self)
+            if report.injected:
                 return
         self._do(lambda n: Deal(n, street))
-        if report.error == "four_card_flop" and street == "flop":
-            report.injected = True
-            self._do(lambda n: PlaceCard(n, None, False, "board", "up"))
 
     def _bet(self, street: str, report: HandReport, hands_before: int) -> None:
-        premature_due = report.error == "premature_flop" and street == "preflop"
+        moment = {"preflop": "preflop", "flop": "flop_betting"}.get(street)
+        actions = 0
         for _ in range(200):
             # the street on the board goes to the engine once its betting may start (the
             # dealer console's first action would do the same)
@@ -259,18 +265,12 @@ class AutoTable:
             hand = self.monitor.hand
             if hand is None or self._hand_over(hands_before) or hand.to_act is None:
                 return
-            if premature_due and self._big_blind_option(hand):
-                premature_due = False
+            if moment is not None and (kind := self._error(report, moment)) is not None \
+                    and inject.before_action(kind, self, hand, street, actions):
                 report.injected = True
-                self._do(lambda n: Deal(n, "flop"))
                 continue
             self._act(self._choose(hand))
-
-    @staticmethod
-    def _big_blind_option(hand: Any) -> bool:
-        """Preflop, the player to act may check: the big blind's option is pending, so a
-        flop dealt now is premature ([003], TDA RP-5)."""
-        return bool(hand.legal_actions().can_check) and hand.street.value == "preflop"
+            actions += 1
 
     def _choose(self, hand: Any) -> ScenarioAction:
         legal = hand.legal_actions()

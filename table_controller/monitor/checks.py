@@ -252,13 +252,28 @@ def foreign(ctx: CheckContext, tc: TrackedCard, t: float) -> list[Alert]:
 
 def card_without_hand(ctx: CheckContext, tc: TrackedCard, f: Fused) -> list[Alert]:
     """A card lands on the felt with no hand running: the green button was not pressed
-    (TDA 2024 23 [002 #19]). Cards moved about on the felt after a hand are not new."""
+    (TDA 2024 23 [002 #19]). Cards moved about on the felt after a hand are not new.
+
+    Dealing on without the button is one error (alerts.md, "One error, one alert"): while its
+    alert is open (until the floor resolves it or the button starts a hand), each further card
+    restates it. This is also what the camera alone sees when such a card, face down, is moved:
+    it cannot follow a back from one zone to another, so the back in the muck is a new card to
+    it (docs/monitor.md, known limits)."""
     if f.zone not in FELT or f.from_zone not in (None, SHUFFLER) or not once(
             ctx, "CARD_WITHOUT_HAND", tc):
         return []
+    remedy = "Press the shuffler's green button to start a hand"
+    entry = ctx.book.latest("CARD_WITHOUT_HAND")
+    if entry is not None:
+        places: list[str] = [*entry.alert.extra.get("places", ()), where(f.zone)]
+        update = make(ctx, "CARD_WITHOUT_HAND", f.t, seat=entry.alert.seat,
+                      message=f"{len(places)} cards landed on the felt ({', '.join(places)}) "
+                              "with no hand running",
+                      remedy=remedy, places=tuple(places))
+        return [ctx.book.restate(entry, update)]
     alert = make(ctx, "CARD_WITHOUT_HAND", f.t, seat=seat_of(f.zone),
                  message=f"A card landed in {where(f.zone)} with no hand running",
-                 remedy="Press the shuffler's green button to start a hand")
+                 remedy=remedy, places=(where(f.zone),))
     ctx.book.open(alert)
     return [alert]
 

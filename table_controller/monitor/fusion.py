@@ -152,6 +152,12 @@ class SensorFusion:
         return tc.rfid_seen != tc.camera_seen
 
     def _refresh(self, tc: TrackedCard, t: float) -> None:
+        if not self._both:
+            # one sensor is silent: its disagreements do not count, but the two have not agreed
+            # either, so a conflict already raised is not raised again when it is back (one
+            # disagreement, one alert: alerts.md "One error, one alert")
+            tc.disagree_since = None
+            return
         if self._disagrees(tc):
             if tc.disagree_since is None:
                 tc.disagree_since = t

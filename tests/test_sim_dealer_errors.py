@@ -1,0 +1,94 @@
+"""The dealer errors of continuous play (hw_sim.harness.dealer_errors, error_injection): every
+code of the alert catalogue is either a dealer error kind or named as no dealer's error, and each
+kind, made by the simulated dealer through the real controller, raises its alert and nothing else
+in a sensor mode that can see it."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.bench_soak import table
+from hw_sim.harness.autoplay import ERRORS, AutoTable
+from hw_sim.harness.dealer_errors import (
+    BY_NAME,
+    KINDS,
+    MODES,
+    MOMENTS,
+    NOT_DEALER_ERRORS,
+    kinds_seen,
+    mode_of,
+)
+from table_controller.vocabulary.alerts import CATALOGUE
+
+SENSORS = {"rfid": ("rfid",), "camera": ("camera",), "both": ("rfid", "camera")}
+FACES = [k.name for k in KINDS if not k.seen_in("rfid")]
+# Each kind is played once, in the faster of the single-sensor modes that sees it (the soak
+# plays every kind in every mode that sees it: ``python -m benchmarks soak``).
+ON_CAMERA = [*FACES, "missing_burn_flop", "duplicate_board", "extra_board_card", "joker",
+             "short_deal"]
+PLAYED = {"camera": ON_CAMERA,
+          "rfid": [k for k in kinds_seen(("rfid",)) if k not in ON_CAMERA]}
+
+
+def test_every_catalogue_code_is_a_kind_or_named_as_no_dealer_error() -> None:
+    raised = {c for k in KINDS for c in k.codes}
+    assert raised | set(NOT_DEALER_ERRORS) == set(CATALOGUE)
+    assert not raised & set(NOT_DEALER_ERRORS)
+    assert len(BY_NAME) == len(KINDS) and {k.name: k.code for k in KINDS} == ERRORS
+    for kind in KINDS:
+        assert kind.moment in MOMENTS, kind.name
+        assert set(kind.unseen) <= set(MODES) and len(kind.unseen) < len(MODES), kind.name
+        assert all(reason for reason in kind.unseen.values()), kind.name
+
+
+def test_modes_and_what_they_see() -> None:
+    assert [mode_of(SENSORS[m]) for m in MODES] == list(MODES)
+    with pytest.raises(ValueError, match="not a sensor mode"):
+        mode_of(("sonar",))
+    assert "exposed_card" not in kinds_seen(("rfid",))
+    assert "card_off_table" not in kinds_seen(("camera",))
+    assert set(kinds_seen(("rfid", "camera"))) == set(BY_NAME)
+    for mode, names in PLAYED.items():
+        assert set(names) <= set(kinds_seen(SENSORS[mode])), mode
+    assert sorted(PLAYED["rfid"] + PLAYED["camera"]) == sorted(BY_NAME)
+
+
+@pytest.mark.parametrize("mode", sorted(PLAYED))
+def test_each_kind_is_made_detected_and_raises_nothing_else(mode: str) -> None:
+    """Each kind gets up to three hands to come up (a premature flop needs the betting still
+    open); once made it must raise its code and no other game alert; chips are kept."""
+    auto = AutoTable(seats=4, seed=7, error_rate=1.0, sensors=SENSORS[mode], table_seats=5)
+    try:
+        for name in PLAYED[mode]:
+            auto.error_kinds = [name]
+            for _ in range(3):
+                report = auto.play_hand()
+                assert report.problem == "", (name, report.problem)
+                assert report.false_alerts == [], (name, [a.describe()
+                                                          for a in report.false_alerts])
+                if report.injected:
+                    break
+            assert report.injected, f"{name} was never made in {mode}"
+            assert report.detected, (name, [a.describe() for a in report.alerts])
+        assert sum(auto.stacks().values()) == 4 * 200
+    finally:
+        auto.close()
+
+
+def test_the_soak_table_has_a_row_per_kind_and_says_what_a_mode_cannot_see() -> None:
+    def phase(mode: str) -> dict[str, object]:
+        rows: dict[str, object] = {}
+        for kind in KINDS:
+            rows[kind.name] = ({"code": kind.code, "unseen": kind.unseen[mode]}
+                               if not kind.seen_in(mode) else
+                               {"code": kind.code, "injected": 2, "detected": 2,
+                                "false_alerts": 0})
+        rows["(no error)"] = {"code": "-", "injected": 5, "detected": 0, "false_alerts": 0}
+        return {"mode": mode, "hands": 9, "by_kind": rows, "errors_injected": 4,
+                "errors_detected": 4, "false_alerts": 0}
+
+    text = table([phase("rfid"), phase("camera")]).splitlines()
+    assert text[0].startswith("| kind | code | rfid (9 hands)")
+    exposed = next(line for line in text if line.startswith("| exposed_card |"))
+    assert exposed.endswith("| cannot see | 2 / 2 / 0 |")
+    assert len(text) == 2 + len(KINDS) + 2
