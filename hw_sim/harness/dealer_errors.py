@@ -124,6 +124,8 @@ NOT_DEALER_ERRORS: dict[str, str] = {
     "SENSOR_OFFLINE": "a device fault, injected by the soak as link and camera faults",
     "SENSOR_RECOVERED": "a device recovering, after an injected fault",
     "SENSOR_CONFLICT": "the two sensors disagree: a device matter, never a dealer's",
+    "CARDS_MOVED_WHILE_DOWN": "cards moved while the controller was not running (a restart)",
+    "HAND_NOT_RESUMED": "a restarted controller could not rebuild the hand it was killed in",
 }
 
 
