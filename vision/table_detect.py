@@ -41,6 +41,9 @@ def _full(quad: Vector, scale: int) -> Quad:
         np.float32))
 _MIN_PIECE = 0.06  # card areas: smaller leftovers are a card's edge, not a card
 _OCCLUDER = 0.45  # card areas: larger leftovers are a hand, an arm, a stack of chips
+_BORNE_BY_OCCLUDER = 0.75
+"""A card peeled from a blob that also holds an occluder (a hand, an arm) must have this share
+of its sides borne out (elsewhere half will do): a rectangle on a hand's outline has two."""
 _MIN_NEW = 0.12
 """A card peeled off a blob must show at least this much of itself not already explained by
 the cards found before it (a squared card showing less is not told from its neighbour's
@@ -328,15 +331,8 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             quads.append(_single(contour, scale))
             peeled.append(True)
             continue
-        outline = contour - np.array([x0, y0], np.int32)
-        for rect, _borne in rects:
-            # Each side that lies on the blob's outline is fitted to it (sub-pixel corners).
-            rough = _to(blob.from_plane, rect).astype(np.float32)
-            fitted = fit_quad(outline, rough)
-            quad = (rough if fitted is None else fitted) + np.array([x0, y0])
-            quads.append(_full(quad, scale))
-            peeled.append(True)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+        over = np.zeros_like(local)
         for label in range(1, n):
             if stats[label, cv2.CC_STAT_AREA] < 20:
                 continue
@@ -346,7 +342,22 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                 blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
                 for c in cs)
             if piece_area >= _OCCLUDER * aspect:
-                occluders[y0:y1, x0:x1] |= piece * 255
+                over |= piece
+        outline = contour - np.array([x0, y0], np.int32)
+        for rect, borne in rects:
+            rough = _to(blob.from_plane, rect).astype(np.float32)
+            if over.any() and borne < _BORNE_BY_OCCLUDER:
+                # Next to a hand or an arm a card needs most of its sides in view; else what
+                # it covers is part of what lies over the table (the zone is held, not read).
+                cv2.fillPoly(over, [np.round(rough).astype(np.int32)], 1)
+                continue
+            # Each side that lies on the blob's outline is fitted to it (sub-pixel corners).
+            fitted = fit_quad(outline, rough)
+            quad = (rough if fitted is None else fitted) + np.array([x0, y0])
+            quads.append(_full(quad, scale))
+            peeled.append(True)
+        if over.any():
+            occluders[y0:y1, x0:x1] |= (over & local) * 255
     if quads:
         # Every outline (a lone card's too) onto the picture's edges: the mask's is a pixel
         # or so off, enough to cut a small index.
