@@ -25,13 +25,25 @@ import numpy as np
 
 from vision.arrays import Contour, Image, Quad, Vector
 from vision.detect import fit_quad, order_corners
+from vision.edges import snap
 from vision.empty_table import SCALE, EmptyTable, half
 
-_TO_FULL = np.array([[SCALE, 0, (SCALE - 1) / 2], [0, SCALE, (SCALE - 1) / 2], [0, 0, 1]],
+
+def _to_full(scale: int) -> Vector:
+    """Pixel centres at ``scale`` times less resolution to full-resolution pixels."""
+    return np.array([[scale, 0, (scale - 1) / 2], [0, scale, (scale - 1) / 2], [0, 0, 1]],
                     np.float64)
-"""Half-resolution pixel centres to full-resolution pixels."""
+
+
+def _full(quad: Vector, scale: int) -> Quad:
+    """Corners at ``scale`` times less resolution, ordered, in full-resolution pixels."""
+    return order_corners(((np.asarray(quad, np.float64) + 0.5) * scale - 0.5).astype(
+        np.float32))
 _MIN_PIECE = 0.06  # card areas: smaller leftovers are a card's edge, not a card
 _OCCLUDER = 0.45  # card areas: larger leftovers are a hand, an arm, a stack of chips
+_BORNE_BY_OCCLUDER = 0.75
+"""A card peeled from a blob that also holds an occluder (a hand, an arm) must have this share
+of its sides borne out (elsewhere half will do): a rectangle on a hand's outline has two."""
 _MIN_NEW = 0.12
 """A card peeled off a blob must show at least this much of itself not already explained by
 the cards found before it (a squared card showing less is not told from its neighbour's
@@ -177,12 +189,14 @@ def _along_edge(blob: _Blob, sides: Vector) -> Vector:
     return best
 
 
-def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[Vector], Image]:
-    """The cards of one blob (plane rectangles) and what is left of it (local mask)."""
+def _peel(blob: _Blob, aspect: float, limit: int
+          ) -> tuple[list[tuple[Vector, float]], Image]:
+    """The cards of one blob (plane rectangles, each with the share of its sides borne out)
+    and what is left of it (local mask)."""
     card_px = abs(float(cv2.contourArea(_to(blob.from_plane, np.array(
         [(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)).astype(np.float32))))
     covered = np.zeros_like(blob.mask)
-    chosen: list[Vector] = []
+    chosen: list[tuple[Vector, float]] = []
     # Outline simplification: a few percent of a card, and no finer than the pixels allow.
     eps = max(0.04, 2.0 / math.sqrt(card_px / aspect))
     # Possible cards met so far, with what does not change as cards are taken: whether each
@@ -229,7 +243,7 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[Vector], Image]:
             break
         rect = pool_rects[best]
         pool_ok[best] = False
-        chosen.append(rect)
+        chosen.append((rect, float(pool_borne[best])))
         quad = _to(blob.from_plane, rect)
         cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
@@ -239,10 +253,11 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[Vector], Image]:
 def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_height: float,
                     max_candidates: int = 160) -> TableDetection:
     """Every card on the calibrated ``table`` in ``frame`` and the occluders over it."""
+    scale = SCALE
     small = half(frame)
     mask = table.foreground(small)
     plane = plane_of(table, card_height)
-    to_plane_small = plane @ _TO_FULL
+    to_plane_small = plane @ _to_full(scale)
     from_plane_small = np.linalg.inv(to_plane_small)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     grad_x = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
@@ -276,14 +291,14 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         slack = 0.1 + 1.5 / px
         if (abs(short - aspect) < slack * aspect and abs(long - 1) < slack
                 and hull > 0.88 * short * long and area > 0.8 * short * long):
-            quads.append(_single(contour))
+            quads.append(_single(contour, scale))
             peeled.append(False)
             continue
         row = _row(p, area, hull, aspect, slack)
         if row is not None:
             for rect in row:
                 quad = _to(from_plane_small, rect)
-                quads.append(order_corners(((quad + 0.5) * SCALE - 0.5).astype(np.float32)))
+                quads.append(_full(quad, scale))
                 peeled.append(True)
             continue
         x, y, w, h = cv2.boundingRect(contour)
@@ -313,18 +328,11 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         if not rects and 0.75 * aspect <= area <= 1.6 * aspect and hull > 0.8 * short * long:
             # About one card that peels into none (a squared burn pile, two cards merged at
             # half resolution): one card, its outline fitted, rather than nothing.
-            quads.append(_single(contour))
+            quads.append(_single(contour, scale))
             peeled.append(True)
             continue
-        outline = contour - np.array([x0, y0], np.int32)
-        for rect in rects:
-            # Each side that lies on the blob's outline is fitted to it (sub-pixel corners).
-            rough = _to(blob.from_plane, rect).astype(np.float32)
-            fitted = fit_quad(outline, rough)
-            quad = (rough if fitted is None else fitted) + np.array([x0, y0])
-            quads.append(order_corners(((quad + 0.5) * SCALE - 0.5).astype(np.float32)))
-            peeled.append(True)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+        over = np.zeros_like(local)
         for label in range(1, n):
             if stats[label, cv2.CC_STAT_AREA] < 20:
                 continue
@@ -334,77 +342,30 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                 blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
                 for c in cs)
             if piece_area >= _OCCLUDER * aspect:
-                occluders[y0:y1, x0:x1] |= piece * 255
-    if any(peeled):
-        grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        idx = [i for i, p in enumerate(peeled) if p]
-        for start in range(0, len(idx), 500):  # remap's row limit
-            part = idx[start:start + 500]
-            for i, quad in zip(part, snap(grey_full, [quads[i] for i in part]), strict=True):
-                quads[i] = order_corners(quad)
-    return TableDetection(quads=quads, peeled=peeled, occluders=occluders)
-
-
-_SNAP_T = np.linspace(0.12, 0.88, 14, dtype=np.float32)
-_SNAP_D = np.arange(-6, 6.5, 0.5, dtype=np.float32)
-
-
-def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
-    """Each card's sides moved onto the picture's edges nearby (full resolution, within six
-    pixels): a side is refitted to the points along it where the brightness changes most
-    steeply across it; a side with too few such points, or a corner that would move too far,
-    stays. An outline inferred from a blob at half resolution is a few pixels off, too much
-    for a small index."""
-    if not quads:
-        return quads
-    q = np.stack([np.asarray(x, np.float32).reshape(4, 2) for x in quads])  # (K, 4, 2)
-    a, b = q, np.roll(q, -1, axis=1)
-    along = b - a
-    length = np.maximum(np.linalg.norm(along, axis=2, keepdims=True), 1e-6)
-    t = along / length
-    centre = q.mean(axis=1, keepdims=True)
-    normal = np.stack([-t[..., 1], t[..., 0]], axis=2)
-    mid = (a + b) / 2
-    flip = np.sum((mid - centre) * normal, axis=2, keepdims=True) < 0
-    normal = np.where(flip, -normal, normal)  # outward
-    pts = a[:, :, None, :] + _SNAP_T[None, None, :, None] * along[:, :, None, :]  # (K,4,14,2)
-    probe = (pts[..., None, :] + _SNAP_D[None, None, None, :, None]
-             * normal[:, :, None, None, :])  # (K, 4, 14, D, 2)
-    shape = probe.shape[:-1]
-    # One map row per side point (remap takes fewer than 32,767 rows: at most 585 cards).
-    flat = np.ascontiguousarray(probe.reshape(-1, len(_SNAP_D), 2))
-    values = np.asarray(cv2.remap(grey, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_REPLICATE), np.float32).reshape(shape)
-    step = np.abs(values[..., 2:] - values[..., :-2])  # across the side, two half-steps
-    best = np.argmax(step, axis=-1)
-    strength = np.take_along_axis(step, best[..., None], axis=-1)[..., 0]
-    offset = _SNAP_D[1:-1][best]  # (K, 4, 14)
-    snapped = pts + offset[..., None] * normal[:, :, None, :]
-    out: list[Quad] = []
-    for k in range(len(quads)):
-        lines = []
-        for side in range(4):
-            good = strength[k, side] > 18
-            if int(good.sum()) >= 6:
-                vx, vy, x0, y0 = cv2.fitLine(snapped[k, side][good].astype(np.float32),
-                                             cv2.DIST_HUBER, 0, 0.01, 0.01).ravel().tolist()
-                lines.append((x0, y0, vx, vy))
-            else:
-                lines.append((float(a[k, side, 0]), float(a[k, side, 1]),
-                              float(t[k, side, 0]), float(t[k, side, 1])))
-        corners = []
-        for i in range(4):
-            px, py, dx, dy = lines[i]
-            qx, qy, ex, ey = lines[i - 1]
-            den = ex * dy - ey * dx
-            if abs(den) < 1e-3:
-                corners.append(q[k, i])
+                over |= piece
+        outline = contour - np.array([x0, y0], np.int32)
+        for rect, borne in rects:
+            rough = _to(blob.from_plane, rect).astype(np.float32)
+            if over.any() and borne < _BORNE_BY_OCCLUDER:
+                # Next to a hand or an arm a card needs most of its sides in view; else what
+                # it covers is part of what lies over the table (the zone is held, not read).
+                cv2.fillPoly(over, [np.round(rough).astype(np.int32)], 1)
                 continue
-            u = ((px - qx) * dy - (py - qy) * dx) / den
-            corners.append(np.array([qx + u * ex, qy + u * ey], np.float32))
-        new = np.array(corners, np.float32)
-        out.append(new if float(np.abs(new - q[k]).max()) <= 8 else np.asarray(quads[k]))
-    return out
+            # Each side that lies on the blob's outline is fitted to it (sub-pixel corners).
+            fitted = fit_quad(outline, rough)
+            quad = (rough if fitted is None else fitted) + np.array([x0, y0])
+            quads.append(_full(quad, scale))
+            peeled.append(True)
+        if over.any():
+            occluders[y0:y1, x0:x1] |= (over & local) * 255
+    if quads:
+        # Every outline (a lone card's too) onto the picture's edges: the mask's is a pixel
+        # or so off, enough to cut a small index.
+        grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        for start in range(0, len(quads), 500):  # remap's row limit
+            part = quads[start:start + 500]
+            quads[start:start + 500] = [order_corners(q) for q in snap(grey_full, part)]
+    return TableDetection(quads=quads, peeled=peeled, occluders=occluders)
 
 
 def _row(outline: Vector, area: float, hull: float, aspect: float, slack: float
@@ -447,10 +408,11 @@ def _row(outline: Vector, area: float, hull: float, aspect: float, slack: float
     return None
 
 
-def _single(contour: Contour) -> Quad:
-    """A lone card's corners from its half-resolution outline, each side fitted with a line."""
+def _single(contour: Contour, scale: int) -> Quad:
+    """A lone card's corners from its outline (at ``scale`` times less resolution), each side
+    fitted with a line."""
     rect = cv2.minAreaRect(contour)
     quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
     if quad is None:
         quad = cv2.boxPoints(rect).astype(np.float32)
-    return order_corners((quad + 0.5) * SCALE - 0.5)
+    return _full(quad, scale)
