@@ -9,6 +9,11 @@ journal).
 Players and the dealer's errors follow the seeded policy of :mod:`hw_sim.harness.policy` (the
 same one ``run --sim`` plays by). When the controller raises an alert, the dealer carries out
 its remedy and the floor acknowledges it, as a ``resolve`` step does.
+
+Players and the dealer also do what they do at every real table (:mod:`hw_sim.harness.
+behaviours`: peeks, squared cards, chips and protectors on them, cards slid under the dealer's
+hand, his hand over the board, folds pushed into the muck), as behaviour steps at seeded rates;
+each hand's report lists them, so an alert can be traced to the behaviour that caused it.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from hw_sim.harness import behaviours as behave
+from hw_sim.harness.behaviours import OFF, Behaviours, chance
 from hw_sim.harness.expectations import RaisedAlert
 from hw_sim.harness.policy import ERRORS, choose_action, error_kinds, plan_error
 
@@ -25,6 +32,7 @@ __all__ = ["ERRORS", "AutoPlayError", "AutoTable", "HandReport", "demo_scenario"
 from hw_sim.harness.runner import Listeners, ScenarioRunner, build_runner
 from hw_sim.harness.scenario import (
     Actions,
+    Behaviour,
     Deal,
     Fault,
     PlaceCard,
@@ -43,6 +51,8 @@ from table_controller.vocabulary.alerts import Severity
 from table_controller.vocabulary.zones import seat_zone
 
 LINK_FAULTS = ("serial_garbage", "tag_dropout", "serial_unplug")
+IN_PROCESS_FAULTS = ("tag_dropout", "serial_unplug")
+"""The RFID link played in-process carries no bytes, so no garbage on the line."""
 CAMERA_FAULTS = ("camera_freeze",)
 GAME_SEVERITIES = (Severity.STOP, Severity.FIX, Severity.WARN)
 
@@ -59,6 +69,8 @@ class HandReport:
     faults: list[str] = field(default_factory=list)
     voided: bool = False
     problem: str = ""
+    behaviours: list[tuple[int, str, str]] = field(default_factory=list)
+    """(step, behaviour, zone) of every behaviour step of the hand, in order."""
 
     @property
     def detected(self) -> bool:
@@ -71,15 +83,30 @@ class HandReport:
         return [r for r in self.alerts if r.alert.severity in GAME_SEVERITIES
                 and r.alert.code != expected]
 
+    def cause(self, raised: RaisedAlert) -> str:
+        """The behaviour an alert is traced to: the one of the step it was raised in, else
+        the last one before it on the alert's seat; ``"none"`` when no behaviour explains it
+        (the dealing itself, a fault)."""
+        for step, kind, _zone in self.behaviours:
+            if step == raised.step:
+                return kind
+        seat = raised.alert.seat
+        if seat is not None:
+            for step, kind, zone in reversed(self.behaviours):
+                if step < raised.step and zone == seat_zone(seat):
+                    return kind
+        return "none"
+
 
 def demo_scenario(*, seats: int, stack: int, blinds: tuple[int, int], seed: int,
-                  sensors: tuple[str, ...] = ("rfid", "camera")) -> Scenario:
+                  sensors: tuple[str, ...] = ("rfid", "camera"), felt: str = "green",
+                  light: str = "neutral") -> Scenario:
     """A table with every seat taken, for continuous play (steps come from :class:`AutoTable`)."""
     table = TableSpec(seats=seats, game="nlhe", small_blind=blinds[0], big_blind=blinds[1],
                       ante=0, button=1, rules="tda", sensors=sensors)
     return Scenario(path="<demo>", name="demo", table=table,
                     players={s: stack for s in range(1, seats + 1)}, deck_seed=seed,
-                    deck_order=(), steps=(PressGreenButton(1),))
+                    deck_order=(), steps=(PressGreenButton(1),), felt=felt, light=light)
 
 
 class AutoTable:
@@ -92,24 +119,33 @@ class AutoTable:
                  on_hand_end: Callable[[dict[str, Any]], None] = lambda _h: None,
                  journal: Journal | None = None,
                  on_update: Callable[[RaisedAlert], None] = lambda _a: None,
-                 on_resolved: Callable[[dict[str, Any]], None] = lambda _r: None) -> None:
+                 on_resolved: Callable[[dict[str, Any]], None] = lambda _r: None,
+                 behaviours: Behaviours = OFF,
+                 rfid_link: Literal["pty", "in_process"] = "pty") -> None:
         if not 0.0 <= error_rate <= 1.0 or not 0.0 <= fault_rate <= 1.0:
             raise ValueError("error_rate and fault_rate are fractions between 0 and 1")
         self.scenario = demo_scenario(seats=seats, stack=stack, blinds=blinds, seed=seed,
-                                      sensors=sensors)
+                                      sensors=sensors, felt=behaviours.felt,
+                                      light=behaviours.light)
         self.rng = random.Random(f"autoplay:{seed}")
+        # the behaviours draw from their own generator: the cards, the players' choices and
+        # the dealer's errors stay those of the same seed without behaviours
+        self.behaviours = behaviours
+        self.behave_rng = random.Random(f"behaviours:{seed}")
         self.error_rate = error_rate
         self.error_kinds = error_kinds(sensors)
-        self.fault_kinds = ((LINK_FAULTS if "rfid" in sensors else ())
+        link = LINK_FAULTS if rfid_link == "pty" else IN_PROCESS_FAULTS
+        self.fault_kinds = ((link if "rfid" in sensors else ())
                             + (CAMERA_FAULTS if "camera" in sensors else ()))
         self.fault_rate = fault_rate
         self._report: HandReport | None = None
+        self._peeked: set[int] = set()
         self._on_alert = on_alert
         self._on_hand_end = on_hand_end
         self.runner: ScenarioRunner = build_runner(
             self.scenario, listeners=Listeners(on_alert=self._alert, on_hand_end=self._end,
                                                on_update=on_update, on_resolved=on_resolved),
-            journal=journal)
+            journal=journal, rfid_link=rfid_link)
         self.controller: Controller = self.runner.controller
         self.steps = 0
         self.reports: list[HandReport] = []
@@ -192,6 +228,7 @@ class AutoTable:
             raise _HandAborted("the green button started no hand")
         self._maybe_fault(report)
         self._deal_hole(report)
+        self._after_deal(report, hands_before)
         for street in ("preflop", "flop", "turn", "river"):
             if self._hand_over(hands_before):
                 return
@@ -199,13 +236,62 @@ class AutoTable:
                 self._deal_street(street, report)
                 if self._hand_over(hands_before):
                     return
+                if chance(self.behave_rng, self.behaviours.reach):
+                    seconds = behave.reach_seconds(self.behave_rng)
+                    self._behave(report, "reach", "board", by="hand", seconds=seconds)
             self._bet(street, report, hands_before)
             self._maybe_fault(report)
         if not self._hand_over(hands_before):
             self._do(lambda n: Showdown(n))
 
-    def _place(self, zone: str, face: str, *, answer: bool = True) -> None:
-        self._do(lambda n: PlaceCard(n, None, False, zone, face), answer=answer)
+    def _place(self, zone: str, face: str, *, answer: bool = True,
+               under_hand: bool = False) -> None:
+        self._do(lambda n: PlaceCard(n, None, False, zone, face, under_hand=under_hand),
+                 answer=answer)
+
+    # --- behaviours ---------------------------------------------------------------------
+
+    def _behave(self, report: HandReport, kind: str, zone: str, *, by: str | None = None,
+                seconds: float = 0.0) -> None:
+        report.behaviours.append((self.steps + 1, kind, zone))
+        self._do(lambda n: Behaviour(n, kind, zone, by=by, seconds=seconds))
+
+    def _after_deal(self, report: HandReport, hands_before: int) -> None:
+        """Players square their cards and lay a chip or a protector on them."""
+        rates, rng = self.behaviours, self.behave_rng
+        if not (rates.square or rates.protect):
+            return
+        for seat in self.monitor.deal_order():
+            if self._hand_over(hands_before) or self.monitor.hand is None:
+                return
+            zone = seat_zone(seat)
+            if len(self.runner.table.model.in_zone(zone)) != 2:
+                continue
+            if chance(rng, rates.square):
+                self._behave(report, "square", zone)
+            if chance(rng, rates.protect):
+                by = behave.protector(rng)
+                self._behave(report, "cover", zone, by=by)
+
+    def _before_action(self, report: HandReport, seat: int, peeked: set[int]) -> None:
+        """Before his first action of the hand a player may look at his cards."""
+        if seat in peeked:
+            return
+        peeked.add(seat)
+        zone = seat_zone(seat)
+        if self.runner.table.model.in_zone(zone) and chance(self.behave_rng,
+                                                            self.behaviours.peek):
+            seconds = behave.peek_seconds(self.behave_rng)
+            self._behave(report, "peek", zone, seconds=seconds)
+
+    def _after_action(self, report: HandReport, action: ScenarioAction,
+                      hands_before: int) -> None:
+        """A folded hand is pushed into the muck."""
+        zone = seat_zone(action.seat)
+        if (action.kind == "fold" and not self._hand_over(hands_before)
+                and self.runner.table.model.in_zone(zone)
+                and chance(self.behave_rng, self.behaviours.muck)):
+            self._behave(report, "muck", zone)
 
     def _act(self, action: ScenarioAction) -> None:
         self._do(lambda n: Actions(n, (action,)))
@@ -230,6 +316,13 @@ class AutoTable:
                 self._place(seat_zone(seat), face, answer=False)
             self._answer_alerts()
             return
+        if self.behaviours.slide:
+            # card by card, so the dealer can slide one in under his hand
+            for seat in order * 2:
+                self._place(seat_zone(seat), "down", answer=False,
+                            under_hand=chance(self.behave_rng, self.behaviours.slide))
+            self._answer_alerts()
+            return
         self._do(lambda n: Deal(n, "hole"))
 
     def _deal_street(self, street: str, report: HandReport) -> None:
@@ -252,6 +345,8 @@ class AutoTable:
 
     def _bet(self, street: str, report: HandReport, hands_before: int) -> None:
         premature_due = report.error == "premature_flop" and street == "preflop"
+        peeked = self._peeked if street != "preflop" else set()
+        self._peeked = peeked
         for _ in range(200):
             # the street on the board goes to the engine once its betting may start (the
             # dealer console's first action would do the same)
@@ -264,7 +359,12 @@ class AutoTable:
                 report.injected = True
                 self._do(lambda n: Deal(n, "flop"))
                 continue
-            self._act(self._choose(hand))
+            action = self._choose(hand)
+            self._before_action(report, action.seat, peeked)
+            if self._hand_over(hands_before) or self.monitor.hand is None:
+                return
+            self._act(action)
+            self._after_action(report, action, hands_before)
 
     @staticmethod
     def _big_blind_option(hand: Any) -> bool:
