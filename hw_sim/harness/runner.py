@@ -59,6 +59,7 @@ from table_controller.daemon.controller import Controller
 from table_controller.daemon.journal import Journal
 from table_controller.engine import AnteFormat, EngineError, GameConfig, Structure, Table
 from table_controller.monitor import DealingMonitor, HandEnd, MonitorConfig, MonitorError
+from table_controller.monitor.fusion import sensor_lag
 from table_controller.monitor.output import MonitorOutput
 from table_controller.monitor.records import RulesProfile
 from table_controller.phh import Context
@@ -206,14 +207,20 @@ class ScenarioRunner:
 
     def _by_hand(self, zone: str, under: bool, move: Callable[[], None]) -> None:
         """``move`` the card; ``under``: slid in under the dealer's hand, which covers the zone
-        a moment before and until the card has settled."""
+        from a moment before the card lands (``HAND_IN``) to a moment after; the step's settle
+        follows once the hand has gone."""
         if not under:
             move()
             return
-        model = self.table.model
+        model, dealer = self.table.model, self.table.dealer
         model.cover(zone, "hand")
         self.settle(HAND_IN)
-        move()
+        after = dealer.after_move
+        dealer.after_move = lambda: self.settle(HAND_IN)  # the hand lifts once the card lies
+        try:
+            move()
+        finally:
+            dealer.after_move = after
         model.uncover(zone, "hand")
 
     def behave(self, step: Behaviour) -> None:
@@ -374,7 +381,8 @@ def hand_end_json(end: HandEnd) -> dict[str, Any]:
             "stacks": {str(s): v for s, v in sorted(end.stacks.items())}}
 
 
-def scenario_monitor(scenario: Scenario, *, stub_antenna: bool = True) -> DealingMonitor:
+def scenario_monitor(scenario: Scenario, *, stub_antenna: bool = True,
+                     sensor_lag: float = 0.0) -> DealingMonitor:
     """The rules engine's table and the dealing monitor, configured from ``[table]`` and
     ``[players]``. With the reader (over the pty: ``stub_antenna``), the simulated table has an
     antenna under the shuffler tray, so the stub is checked at each green button
@@ -389,7 +397,7 @@ def scenario_monitor(scenario: Scenario, *, stub_antenna: bool = True) -> Dealin
     rules: RulesProfile = "house" if t.rules == "house" else "tda"  # the loader checked it
     return DealingMonitor(table, config=MonitorConfig(
         rules=rules, sensors=frozenset(t.sensors),
-        stub_visible=stub_antenna and "rfid" in t.sensors))
+        stub_visible=stub_antenna and "rfid" in t.sensors, sensor_lag=sensor_lag))
 
 
 def build_runner(scenario: Scenario, *, listeners: Listeners | None = None,
@@ -409,8 +417,17 @@ def build_runner(scenario: Scenario, *, listeners: Listeners | None = None,
                      # stub's top card
                      stub_view=True, rfid_link=rfid_link,
                      felt=scenario.felt, light=scenario.light)
-    # the RFID link played in-process has no antenna under the shuffler tray
-    monitor = scenario_monitor(scenario, stub_antenna=rfid_link == "pty")
+    # the RFID link played in-process has no antenna under the shuffler tray; with both
+    # sensors the monitor allows for their lag as a table's configuration derives it
+    # (docs/monitor.md), the camera analysing a frame at every look (every scan period)
+    lag = 0.0
+    if frozenset(t.sensors) == {"rfid", "camera"}:
+        from vision.tracker import CardTracker  # OpenCV: when the camera is simulated
+
+        tracker = CardTracker()
+        lag = sensor_lag(hold_time=wiring.HOLD_TIME, confirm_frames=tracker.confirm_frames,
+                         drop_frames=tracker.drop_frames, frame_rate=1 / wiring.SCAN_PERIOD)
+    monitor = scenario_monitor(scenario, stub_antenna=rfid_link == "pty", sensor_lag=lag)
     clock, origin = table.clock, table.clock()
     started = wall_start or datetime.now(UTC)
 
