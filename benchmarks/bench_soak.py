@@ -93,29 +93,30 @@ def soak(*, hands: int, sensors: tuple[str, ...], error_rate: float = ERROR_RATE
          seed: int, behaviours: Behaviours | None = None, link: Link = "pty",
          tables: int = 1,
          progress: Callable[[dict[str, object]], None] | None = None) -> dict[str, object]:
-    """Play ``hands`` hands over ``tables`` tables (each its own seed, cloth and light); the
-    behaviours default to ``demo``'s."""
+    """Play ``hands`` hands over ``tables`` tables (each its own seed, cloth and light), one
+    hand on each in turn, so the figures written as it goes cover every table; the behaviours
+    default to ``demo``'s."""
     base = behaviours or Behaviours()
-    per_table = [hands // tables + (1 if k < hands % tables else 0) for k in range(tables)]
     reports: list[HandReport] = []
     played: list[AutoTable] = []
     setups: list[str] = []
     start = time.perf_counter()
-    for k, count in enumerate(per_table):
-        felt, light = table_setting(seed + k) if "camera" in sensors else (base.felt,
-                                                                            base.light)
-        setting = replace(base, felt=felt, light=light)
-        table = AutoTable(seats=SEATS, stack=STACK, seed=seed + k, error_rate=error_rate,
-                          fault_rate=FAULT_RATE, sensors=sensors, behaviours=setting,
-                          rfid_link=link)
-        played.append(table)
-        setups.append(f"{felt}/{light}: {count} hands")
-        try:
-            for _ in range(count):
-                reports.append(table.play_hand())
-                if progress is not None and len(reports) % 25 == 0:
-                    progress(figures(reports, played, setups, time.perf_counter() - start))
-        finally:
+    try:
+        for k in range(tables):
+            felt, light = table_setting(seed + k) if "camera" in sensors else (base.felt,
+                                                                                base.light)
+            played.append(AutoTable(seats=SEATS, stack=STACK, seed=seed + k,
+                                    error_rate=error_rate, fault_rate=FAULT_RATE,
+                                    sensors=sensors,
+                                    behaviours=replace(base, felt=felt, light=light),
+                                    rfid_link=link))
+            setups.append(f"{felt}/{light}")
+        for n in range(hands):
+            reports.append(played[n % tables].play_hand())
+            if progress is not None and len(reports) % 25 == 0:
+                progress(figures(reports, played, setups, time.perf_counter() - start))
+    finally:
+        for table in played:
             table.close()
     return figures(reports, played, setups, time.perf_counter() - start)
 

@@ -81,9 +81,10 @@ class CardTracker:
             seen = seen.cards
         out: list[CardObservation] = []
         sightings = [s for s in seen if s.zone is not None and s.zone not in occluded]
+        centres = [s.centre for s in sightings]  # once each: a frame is matched every tick
         pairs: list[tuple[float, int, int]] = []
         for i, s in enumerate(sightings):
-            cx, cy = s.centre
+            cx, cy = centres[i]
             for j, tr in enumerate(self._tracks):
                 if tr.zone == s.zone:
                     d = math.hypot(cx - tr.x, cy - tr.y)
@@ -100,7 +101,7 @@ class CardTracker:
                 matches.append((i, j))
         for i, j in matches:
             s, tr = sightings[i], self._tracks[j]
-            tr.x, tr.y = s.centre
+            tr.x, tr.y = centres[i]
             tr.misses = 0
             if s.label == tr.pending:
                 tr.count += 1
@@ -128,7 +129,7 @@ class CardTracker:
             if i in used_s:
                 continue
             assert s.zone is not None
-            cx, cy = s.centre
+            cx, cy = centres[i]
             tr = _Track(key=f"cam{self._next}", zone=s.zone, x=cx, y=cy, pending=s.label, count=1)
             self._next += 1
             if self.confirm_frames <= 1:
