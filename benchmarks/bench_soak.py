@@ -1,23 +1,36 @@
-"""Soak: many hands on the simulated table with every kind of dealer error and sensor faults.
+"""Soak: many hands on the simulated table with every kind of dealer error, sensor faults and a
+table that behaves like a real one.
 
 Three phases, one per sensor mode (``rfid``, ``camera``, ``both``): 1,000 hands each
-(``--quick``: 30) of six-handed no-limit 1/2 at a seven-seat table (one seat empty, so a card can
-be dealt to it) through the real controller: the RFID chain over a pty (virtual controller ->
-pyserial link -> reader), rendered camera frames through the real vision code, the debounced
-shuffler button, the dealing monitor and the rules engine. In half the hands the dealer makes
-one error, chosen among the kinds of :mod:`hw_sim.harness.dealer_errors` the mode can see;
-between streets, with probability 5%, a sensor gets a fault (link: random bytes, an unplug, a
-tag dropout; camera: a frozen frame).
+(``--quick``: 30 with RFID alone, 6 with the camera) of six-handed no-limit 1/2 at a seven-seat
+table (one seat empty, so a card can be dealt to it) through the real controller: the RFID
+chain over a pty (virtual controller -> pyserial link -> reader), rendered camera frames
+through the real vision code, the debounced shuffler button, the dealing monitor and the rules
+engine.
+
+- In half the hands the dealer makes one error, chosen among the kinds of
+  :mod:`hw_sim.harness.dealer_errors` the mode can see; between streets, with probability 5%,
+  a sensor gets a fault (link: random bytes (over the pty), an unplug, a tag dropout; camera: a
+  frozen frame).
+- The players and the dealer behave as at a real table (:mod:`hw_sim.harness.behaviours`, the
+  default rates of ``demo``): peeks, squared cards, chips and protectors on them, cards slid
+  under the dealer's hand, his hand over the board, folds pushed into the muck. With the
+  camera, the hands are played on several tables (``TABLES``), each with its own cloth and
+  light (:func:`hw_sim.harness.behaviours.table_setting`).
 
 Reported per mode and per kind: errors injected, detected (the alert the kind must raise was
 raised; goal: all), false alerts (stop/fix/warn alerts the hand's error does not explain; goal:
-none), and the kinds the mode cannot see with the reason; per mode also sensor alerts, chips
-conserved and hands per second (wall clock).
+none) and the kinds the mode cannot see with the reason; per mode also false alerts per 1,000
+hands and the behaviour each is traced to, sensor (fault/info) alerts by code and behaviour,
+the behaviours made, chips conserved and hands per second (wall clock).
 
 ``python -m benchmarks soak`` runs the three phases one after the other;
 ``python -m benchmarks.bench_soak --mode camera --hands 1000 --out FILE`` runs one (so the
-phases can run side by side, one per core) and ``--table FILE...`` prints the per-kind table of
-such files together.
+phases can run side by side, one per core), its figures written every 25 hands, and
+``--table FILE...`` prints the per-kind table of such files together. ``--link in_process``
+plays the RFID link in-process (no serial bytes, no ``serial_garbage``): the pty path simulates
+every PN5180 register access of the firmware's scan and costs most of a hand's time on a loaded
+machine.
 """
 
 from __future__ import annotations
@@ -26,10 +39,12 @@ import argparse
 import json
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from hw_sim.harness.autoplay import AutoTable, HandReport
+from hw_sim.harness.behaviours import Behaviours, table_setting
 from hw_sim.harness.dealer_errors import KINDS, MODES
 
 SEATS = 6
@@ -39,6 +54,8 @@ ERROR_RATE = 0.5
 FAULT_RATE = 0.05
 SENSORS = {"rfid": ("rfid",), "camera": ("camera",), "both": ("rfid", "camera")}
 SEEDS = {"rfid": 2026, "camera": 2027, "both": 2028}
+TABLES = 5
+Link = Literal["pty", "in_process"]
 
 
 def _per_kind(reports: list[HandReport], mode: str) -> dict[str, dict[str, Any]]:
@@ -68,52 +85,74 @@ def _per_kind(reports: list[HandReport], mode: str) -> dict[str, dict[str, Any]]
 
 
 def soak(*, hands: int, mode: str, seed: int, error_rate: float = ERROR_RATE,
-         fault_rate: float = FAULT_RATE, out: Path | None = None,
+         fault_rate: float = FAULT_RATE, behaviours: Behaviours | None = None,
+         link: Link = "pty", tables: int = 1, out: Path | None = None,
          every: int = 25) -> dict[str, Any]:
-    """Play ``hands`` hands in ``mode``; with ``out``, the figures so far are written there
-    every ``every`` hands (``"complete": false`` until the last)."""
-    table = AutoTable(seats=SEATS, stack=STACK, seed=seed, error_rate=error_rate,
-                      fault_rate=fault_rate, sensors=SENSORS[mode], table_seats=TABLE_SEATS)
+    """Play ``hands`` hands in ``mode`` over ``tables`` tables (each its own seed and, with the
+    camera, its own cloth and light), one hand on each in turn, so the figures so far cover
+    every table; the behaviours default to ``demo``'s. With ``out``, the figures so far are
+    written there every ``every`` hands (``"complete": false`` until the last)."""
+    base = behaviours or Behaviours()
+    sensors = SENSORS[mode]
+    played: list[AutoTable] = []
+    setups: list[str] = []
     start = time.perf_counter()
     reports: list[HandReport] = []
     try:
+        for k in range(tables):
+            felt, light = table_setting(seed + k) if "camera" in sensors else (base.felt,
+                                                                                base.light)
+            played.append(AutoTable(seats=SEATS, stack=STACK, seed=seed + k,
+                                    error_rate=error_rate, fault_rate=fault_rate,
+                                    sensors=sensors, table_seats=TABLE_SEATS,
+                                    behaviours=replace(base, felt=felt, light=light),
+                                    rfid_link=link))
+            setups.append(f"{felt}/{light}")
         for n in range(1, hands + 1):
-            reports.append(table.play_hand())
+            reports.append(played[(n - 1) % tables].play_hand())
             if out is not None and n % every == 0 and n < hands:
-                partial = _figures(reports, table, mode, time.perf_counter() - start)
+                partial = _figures(reports, played, setups, mode, time.perf_counter() - start)
                 out.write_text(json.dumps(partial | {"complete": False}, indent=2) + "\n")
     finally:
-        table.close()
-    values = _figures(reports, table, mode, time.perf_counter() - start) | {"complete": True}
+        for t in played:
+            t.close()
+    values = _figures(reports, played, setups, mode, time.perf_counter() - start) \
+        | {"complete": True, "link": link}
     if out is not None:
         out.write_text(json.dumps(values, indent=2) + "\n")
     return values
 
 
-def _figures(reports: list[HandReport], table: AutoTable, mode: str,
+def _figures(reports: list[HandReport], tables: list[AutoTable], setups: list[str], mode: str,
              elapsed: float) -> dict[str, Any]:
     hands = len(reports)
     injected = [r for r in reports if r.injected]
-    false = [a for r in reports for a in r.false_alerts]
+    false = [(r, a) for r in reports for a in r.false_alerts]
+    sensor = [(r, a) for r in reports for a in r.alerts
+              if a.alert.severity.value in ("fault", "info")]
     return {
         "mode": mode,
         "hands": hands,
+        "tables": setups,
         "errors_injected": len(injected),
         "errors_detected": sum(r.detected for r in injected),
         "false_alerts": len(false),
         "by_kind": _per_kind(reports, mode),
-        "faults_injected": dict(Counter(f for r in reports for f in r.faults)),
-        "fault_and_info_alerts": dict(Counter(
-            a.alert.code for r in reports for a in r.alerts
-            if a.alert.severity.value in ("fault", "info"))),
+        "false_alerts_per_1000_hands": round(1000 * len(false) / hands, 2) if hands else 0.0,
+        "false_alerts_by_behaviour": dict(Counter(r.cause(a) for r, a in false)),
         "false_alert_examples": [
             f"hand {r.number} (error {r.error}, faults {r.faults}): step {a.step} "
-            f"{a.alert.code}: {a.alert.message}" for r in reports for a in r.false_alerts][:10],
+            f"{a.alert.code}: {a.alert.message} (behaviour: {r.cause(a)})"
+            for r, a in false][:10],
+        "faults_injected": dict(Counter(f for r in reports for f in r.faults)),
+        "fault_and_info_alerts": dict(Counter(a.alert.code for _, a in sensor)),
+        "fault_and_info_alerts_by_behaviour": dict(Counter(r.cause(a) for r, a in sensor)),
+        "behaviours": dict(Counter(kind for r in reports for _, kind, _ in r.behaviours)),
         "hands_with_problems": [f"hand {r.number}: {r.problem}" for r in reports
                                 if r.problem][:10],
-        "chips_conserved": sum(table.stacks().values()) == SEATS * STACK,
+        "chips_conserved": all(sum(t.stacks().values()) == SEATS * STACK for t in tables),
         "seconds": round(elapsed, 2),
-        "hands_per_second": round(hands / elapsed, 2),
+        "hands_per_second": round(hands / elapsed, 3) if elapsed else 0.0,
     }
 
 
@@ -155,7 +194,11 @@ def _print(values: dict[str, Any]) -> None:
 
 
 def main(quick: bool) -> dict[str, object]:
-    phases = [soak(hands=30 if quick else 1000, mode=mode, seed=SEEDS[mode]) for mode in MODES]
+    phases = []
+    for mode in MODES:
+        camera = "camera" in SENSORS[mode]
+        phases.append(soak(hands=(6 if camera else 30) if quick else 1000, mode=mode,
+                           seed=SEEDS[mode], tables=TABLES if camera else 1))
     for values in phases:
         _print(values)
     print(table(phases))
@@ -166,7 +209,9 @@ def _cli() -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_soak")
     parser.add_argument("--mode", choices=MODES)
     parser.add_argument("--hands", type=int, default=1000)
-    parser.add_argument("--out", help="write the phase's figures (JSON) here")
+    parser.add_argument("--seed", type=int, help="the first table's seed (default per mode)")
+    parser.add_argument("--link", choices=("pty", "in_process"), default="pty")
+    parser.add_argument("--out", help="write the phase's figures (JSON) here, every 25 hands")
     parser.add_argument("--table", nargs="+", metavar="FILE",
                         help="print the per-kind table of phases written with --out")
     args = parser.parse_args()
@@ -175,8 +220,10 @@ def _cli() -> int:
         return 0
     if args.mode is None:
         parser.error("--mode or --table is needed")
-    values = soak(hands=args.hands, mode=args.mode, seed=SEEDS[args.mode],
-                  out=Path(args.out) if args.out else None)
+    camera = "camera" in SENSORS[args.mode]
+    values = soak(hands=args.hands, mode=args.mode,
+                  seed=SEEDS[args.mode] if args.seed is None else args.seed, link=args.link,
+                  tables=TABLES if camera else 1, out=Path(args.out) if args.out else None)
     _print(values)
     return 0
 

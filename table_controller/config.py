@@ -156,7 +156,7 @@ _TOP_KEYS = frozenset({"table", "players", "rfid", "gpio", "camera", "decks", "j
                        "sim", "station", "access"})
 _TABLE_KEYS = frozenset({"name", "seats", "game", "small_blind", "big_blind", "ante", "ante_format",
                          "ante_order", "small_bet", "big_bet", "button", "rules", "sensors",
-                         "settle_time", "stub_visible"})
+                         "settle_time", "stub_visible", "peek_time"})
 
 
 class _Reader:
@@ -463,7 +463,8 @@ def _table(r: _Reader) -> TableSettings:
     try:
         monitor = MonitorConfig(rules="house" if rules == "house" else "tda",
                                 sensors=frozenset(sensors_raw), settle_time=settle,
-                                stub_visible=r.boolean("stub_visible", False))
+                                stub_visible=r.boolean("stub_visible", False),
+                                peek_time=r.number("peek_time", 4.0, low=0.0, high=60.0))
     except MonitorError as exc:
         raise r.error(None, str(exc)) from None
     name = r.text("name", "table")

@@ -20,7 +20,7 @@ from vision.empty_table import SCALE, EmptyTable
 from vision.layout import TableLayout
 from vision.recognise import Labelled, Recogniser, hidden_mask
 from vision.table_detect import detect_on_table
-from vision.templates import warp_cards
+from vision.templates import JOKER, warp_cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +216,10 @@ class FrameAnalyser:
             label, score, margin = reading
             if peeled[k] and not _looks_like_a_card(label, score, margin):
                 continue  # an outline inferred inside a blob that looks like no card
+            if peeled[k] and label == JOKER:
+                # A joker has no index to bear it out, and its plain art is what a palm or a
+                # forearm inside a blob resembles: from an inferred outline it is not read.
+                continue
             if seen_look is not None:
                 memory.append(_Memory(quad, seen_look, label, score, margin))
             cx, cy = (float(v) for v in np.asarray(quad).mean(axis=0))

@@ -163,9 +163,10 @@ def _layout_extent() -> tuple[float, float, float, float]:
     return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
 
 
-def _print_cloth(image: Image, setup_h: Vector, rng: np.random.Generator) -> None:
+def print_cloth(image: Image, setup_h: Vector, rng: np.random.Generator) -> None:
     """The print of a printed cloth: a betting line, boxes for the board and the seats' cards,
-    and a logo, in gold and white, drawn in the table plane."""
+    and a logo, in gold and white, drawn in the table plane (``setup_h``: plane millimetres to
+    image pixels). Also the simulator's camera's printed cloth."""
 
     def img(points: Vector) -> Vector:
         return render.transform_points(np.asarray(points, np.float32), setup_h)
@@ -220,7 +221,7 @@ def make_setup(seed: int, *, size: tuple[int, int] | None = None, felt: str | No
     h = camera_homography(width, height, tilt, float(rng.uniform(-6, 6)), _layout_extent())
     cloth = render.felt(width, height, rng, props.FELTS[felt])
     if felt == "printed":
-        _print_cloth(cloth, h, rng)
+        print_cloth(cloth, h, rng)
     field_ = render.light(np.full((height, width, 3), 200, np.uint8), rng,
                           gain=float(rng.uniform(0.08, 0.2))).astype(np.float32)[:, :, :1] / 200.0
     glare = None

@@ -11,6 +11,10 @@ dealing monitor receives, as from RFID:
   over, or its identity corrected),
 - ``REMOVED`` when it has gone.
 
+A card that moves within its zone keeps its track, however far it moves in one frame, when
+the frame shows no other way to account for it (the track seen in the frame before, a sighting
+of the same look in the same zone that no track explains).
+
 Occlusion is known, not guessed: a frame may say which zones something covers (a hand, an
 arm, chips: :class:`vision.analyse.TableView`). In such a zone nothing is placed, flipped or
 removed, and its cards' miss counts stand still, until the zone is clear again; what lay there
@@ -81,9 +85,10 @@ class CardTracker:
             seen = seen.cards
         out: list[CardObservation] = []
         sightings = [s for s in seen if s.zone is not None and s.zone not in occluded]
+        centres = [s.centre for s in sightings]  # once each: a frame is matched every tick
         pairs: list[tuple[float, int, int]] = []
         for i, s in enumerate(sightings):
-            cx, cy = s.centre
+            cx, cy = centres[i]
             for j, tr in enumerate(self._tracks):
                 if tr.zone == s.zone:
                     d = math.hypot(cx - tr.x, cy - tr.y)
@@ -98,9 +103,23 @@ class CardTracker:
                 used_s.add(i)
                 used_t.add(j)
                 matches.append((i, j))
+        # A card moved within its zone further than max_jump in one frame (a player squaring
+        # his cards slides one onto the other): a track seen in the last frame and missing
+        # now, and a sighting of the same look in the same zone that no track explains, are
+        # one card that moved, not one card gone and another come.
+        for i, s in enumerate(sightings):
+            if i in used_s:
+                continue
+            for j, tr in enumerate(self._tracks):
+                if (j not in used_t and tr.zone == s.zone and tr.misses == 0
+                        and tr.pending == s.label):
+                    used_s.add(i)
+                    used_t.add(j)
+                    matches.append((i, j))
+                    break
         for i, j in matches:
             s, tr = sightings[i], self._tracks[j]
-            tr.x, tr.y = s.centre
+            tr.x, tr.y = centres[i]
             tr.misses = 0
             if s.label == tr.pending:
                 tr.count += 1
@@ -128,7 +147,7 @@ class CardTracker:
             if i in used_s:
                 continue
             assert s.zone is not None
-            cx, cy = s.centre
+            cx, cy = centres[i]
             tr = _Track(key=f"cam{self._next}", zone=s.zone, x=cx, y=cy, pending=s.label, count=1)
             self._next += 1
             if self.confirm_frames <= 1:

@@ -13,6 +13,7 @@ It does not emulate: motion blur, hands over the table, overlapping cards, lens 
 
 from __future__ import annotations
 
+import math
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -25,10 +26,19 @@ import numpy as np
 from hw_sim.devices import card_art
 from table_controller.vocabulary.cards import Card
 from table_controller.vocabulary.zones import check_zone
-from vision import render
+from vision import props, render, scenes
 from vision.arrays import Image, Vector
 from vision.layout import TableLayout, default_layout
 from vision.sources import Frame
+
+LIGHTS: dict[str, tuple[tuple[float, float, float], float]] = {
+    # the room's light: white balance gains (BGR, vision.scenes.WHITE_BALANCE) and level
+    "neutral": (scenes.WHITE_BALANCE["neutral"], 1.0),
+    "cool": (scenes.WHITE_BALANCE["cool"], 1.0),
+    "warm": (scenes.WHITE_BALANCE["warm"], 1.0),
+    "low": (scenes.WHITE_BALANCE["neutral"], 0.5),
+}
+HAND_MM = 1.15  # a hand over the felt is a little nearer the camera than the cloth
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +54,7 @@ class SceneCard:
     rotation: float | None = None
     offset: tuple[float, float] | None = None
     joker: bool = False
+    lifted: bool = False
 
     def __post_init__(self) -> None:
         if self.joker and self.card is not None:
@@ -58,12 +69,24 @@ class SceneCard:
         return card_art.face(self.card) if self.card is not None else card_art.back()
 
 
+@dataclass(frozen=True, slots=True)
+class Cover:
+    """Something over a zone's cards: ``kind`` ``chip``, ``protector`` (lying on them) or
+    ``hand`` (a hand reaching over the zone, its arm from the nearer edge of the frame)."""
+
+    zone: str
+    kind: str
+
+
 class VirtualCamera:
-    """Renders scenes; a frame source (``read``/``close``) over the scene last set."""
+    """Renders scenes; a frame source (``read``/``close``) over the scene last set.
+
+    ``felt``: a cloth of :data:`vision.props.FELTS` by name, or a BGR colour; ``light``: one of
+    :data:`LIGHTS`."""
 
     def __init__(self, *, layout: TableLayout | None = None, seed: int = 0,
                  noise_sigma: float = 2.0, max_rotation: float = 3.0, max_offset: float = 2.0,
-                 felt: tuple[int, int, int] = render.FELT_BGR,
+                 felt: str | tuple[int, int, int] = render.FELT_BGR, light: str = "neutral",
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.layout = layout or default_layout()
         self.seed = seed
@@ -72,18 +95,49 @@ class VirtualCamera:
         self.max_offset = max_offset
         self._clock = clock
         self._scene: tuple[SceneCard, ...] = ()
+        self._covers: tuple[Cover, ...] = ()
         self._index = 0
+        if isinstance(felt, str) and felt not in props.FELTS:
+            raise ValueError(f"unknown felt {felt!r}; one of {', '.join(props.FELTS)}")
+        if light not in LIGHTS:
+            raise ValueError(f"unknown light {light!r}; one of {', '.join(LIGHTS)}")
+        colour = props.FELTS[felt] if isinstance(felt, str) else felt
         self._felt = render.felt(self.layout.width, self.layout.height,
-                                 np.random.default_rng(seed), felt)
-        self._light = render.light(np.full_like(self._felt, 200), np.random.default_rng(seed + 1),
-                                   gain=0.08).astype(np.float32) / 200.0
+                                 np.random.default_rng(seed), colour)
+        if felt == "printed":
+            scenes.print_cloth(self._felt, self._plane_to_image(),
+                               np.random.default_rng(seed + 2))
+        gains, level = LIGHTS[light]
+        field_ = render.light(np.full_like(self._felt, 200), np.random.default_rng(seed + 1),
+                              gain=0.08).astype(np.float32) / 200.0
+        # the light as a fixed-point gain (1/128 steps): cv2.multiply applies it in one pass
+        gain = field_ * np.array(gains, np.float32) * level
+        self._light = np.clip(np.round(gain * 128), 0, 255).astype(np.uint8)
+        self._px_per_mm = self.layout.card_height / scenes.CARD_MM
 
-    def set_scene(self, scene: Sequence[SceneCard]) -> None:
+    def _plane_to_image(self) -> Vector:
+        """Table plane millimetres (vision.scenes' plane) to this camera's pixels: it looks
+        straight down on the default layout, scaled to the frame."""
+        s = self.layout.width / 1280.0
+        k = s / scenes.MM_PER_PX
+        return np.array([[k, 0, 640.0 * s], [0, k, 360.0 * s], [0, 0, 1]], np.float64)
+
+    def set_scene(self, scene: Sequence[SceneCard], covers: Sequence[Cover] = ()) -> None:
         """Replace what lies on the felt; raises ValueError naming a bad zone or slot."""
         for sc in scene:
             check_zone(sc.zone)
             self.layout.slot(sc.zone, sc.slot)
+        for cover in covers:
+            self._zone_centre(cover.zone)
         self._scene = tuple(scene)
+        self._covers = tuple(covers)
+
+    def _zone_centre(self, zone: str) -> tuple[float, float]:
+        check_zone(zone)
+        slots = self.layout.slots.get(zone)
+        if not slots:
+            raise ValueError(f"zone {zone!r} is not in the camera's view")
+        return (sum(s.x for s in slots) / len(slots), sum(s.y for s in slots) / len(slots))
 
     def quad_of(self, sc: SceneCard) -> Vector:
         """Where ``sc`` lies: its corners in frame pixels (card image top-left first)."""
@@ -96,17 +150,58 @@ class VirtualCamera:
         if sc.offset is not None:
             dx, dy = sc.offset
         h = self.layout.card_height
-        return render.card_quad(slot.x + dx, slot.y + dy, h * card_art.WIDTH / card_art.HEIGHT,
+        quad = render.card_quad(slot.x + dx, slot.y + dy, h * card_art.WIDTH / card_art.HEIGHT,
                                 h, slot.angle + rot)
+        if sc.lifted:
+            # raised at its far end, towards the camera: the far edge looks nearer the
+            # near one and a little wider (seen from above, a card tilted about 40 degrees)
+            near = (quad[2] + quad[3]) / 2
+            far = quad[:2] - near
+            quad[:2] = near + far * 0.75 + (quad[:2] - quad[:2].mean(axis=0)) * 0.12
+        return quad
 
-    def render(self, scene: Sequence[SceneCard] | None = None, *, frame_index: int = 0) -> Image:
-        """One frame of ``scene`` (default: the scene set last). Noise is seeded by the camera's
-        seed and ``frame_index``, so a frame is reproducible."""
+    def _draw_cover(self, frame: Image, ids: Image, cover: Cover, k: int) -> None:
+        rng = np.random.default_rng(zlib.crc32(f"{self.seed}:{cover.zone}:{cover.kind}"
+                                               .encode()))
+        cx, cy = self._zone_centre(cover.zone)
+        mm = self._px_per_mm
+        if cover.kind == "chip":
+            centre = (cx + float(rng.uniform(-12, 12)) * mm, cy + float(rng.uniform(-8, 8)) * mm)
+            colour = props.CHIP_COLOURS[int(rng.integers(len(props.CHIP_COLOURS)))]
+            props.chip(frame, ids, props.disc(centre, 19.5 * mm), k, colour, (0.0, 0.0))
+        elif cover.kind == "protector":
+            centre = (cx + float(rng.uniform(-10, 10)) * mm, cy + float(rng.uniform(-6, 6)) * mm)
+            props.protector(frame, ids, props.disc(centre, float(rng.uniform(20, 27)) * mm), k,
+                            rng)
+        else:
+            height, width = frame.shape[:2]
+            palm = (cx + float(rng.uniform(-15, 15)) * mm, cy + float(rng.uniform(-10, 10)) * mm)
+            edge = (palm[0] + float(rng.uniform(-0.1, 0.1)) * width,
+                    height + 60.0 if palm[1] > height * 0.35 else -60.0)
+            towards = math.atan2(palm[1] - edge[1], palm[0] - edge[0])
+            towards += float(rng.uniform(-0.4, 0.4))
+            scale = mm * HAND_MM
+            hand, arm = props.hand_shapes(palm, towards, scale, np.array(edge), rng)
+            skin = props.SKIN[int(rng.integers(len(props.SKIN)))]
+            sleeve = props.SLEEVES[int(rng.integers(len(props.SLEEVES)))]
+            props.draw_reach(frame, ids, hand, arm, k, skin, sleeve,
+                             np.array([8.0, 10.0]) * scale)
+
+    def render(self, scene: Sequence[SceneCard] | None = None, *, frame_index: int = 0,
+               covers: Sequence[Cover] | None = None) -> Image:
+        """One frame of ``scene`` and ``covers`` (default: those set last). Noise is seeded by
+        the camera's seed and ``frame_index``, so a frame is reproducible."""
         cards = self._scene if scene is None else tuple(scene)
+        over = self._covers if covers is None else tuple(covers)
         frame = self._felt.copy()
         for sc in cards:
             render.paste(frame, sc.art(), self.quad_of(sc))
-        lit = np.clip(frame.astype(np.float32) * self._light, 0, 255).astype(np.uint8)
+        if over:
+            ids = np.zeros(frame.shape[:2], np.int16)
+            # chips and protectors lie on the cards, hands are above everything
+            for k, cover in enumerate(sorted(over, key=lambda c: c.kind == "hand"), 1):
+                self._draw_cover(frame, ids, cover, k)
+        lit = np.asarray(cv2.multiply(frame, self._light, scale=1 / 128), np.uint8)
         rng = np.random.default_rng((self.seed, frame_index))
         return render.noise(lit, rng, self.noise_sigma)
 

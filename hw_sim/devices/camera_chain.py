@@ -17,24 +17,38 @@ zone of the shared vocabulary); with ``stub_view`` the simulated camera is set u
 (:func:`stub_layout`: the tray at the dealer's right) and sees the top card of the stub, so a card
 lying face up on the stub shows (FACE_UP_IN_DECK). The rest of the stub is hidden under it.
 
-Sensor noise is off by default (see :func:`build_camera`). Not emulated: hands over the felt,
-motion blur, lighting changes, partly overlapping cards. A
-zone holds as many visible cards as its layout has slots (seat 2, board 5, burn 2, muck 2);
-further cards are stacked on the last slot and only the top one shows, as on a real pile.
+The installer's calibration: the camera learns the empty cloth once, from a frame of the empty
+table under the room's light (:func:`vision.empty_table.learn_empty`), so the analyser finds
+cards against it on any cloth (:data:`vision.props.FELTS`, printed too) and any light, separates
+overlapping cards (a squared pair, the muck pile) and reports the zones a hand, an arm or a
+chip covers; the tracker leaves those zones' cards as they were until they are clear.
+
+What the players and the dealer do shows: a seat's squared cards lie almost on each other, a
+lifted card (a player peeking) is seen raised, the muck is a pile of overlapping cards, and the
+model's covers (a chip, a card protector, a hand over a zone) are drawn over the cards.
+
+Sensor noise is off by default (see :func:`build_camera`). Not emulated: motion blur, lighting
+changes during play. A zone holds as many visible cards as its layout has slots (seat 2, board
+5, burn 2); further cards are stacked on the last slot and only the top one shows, as on a real
+pile.
 """
 
 from __future__ import annotations
 
 import tempfile
+import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import numpy as np
+
 from hw_sim.devices import card_art
-from hw_sim.devices.camera import SceneCard, VirtualCamera
+from hw_sim.devices.camera import Cover, SceneCard, VirtualCamera
 from hw_sim.devices.table_model import PhysicalCard, TableModel
 from table_controller.vocabulary.observations import Face, Observation
-from table_controller.vocabulary.zones import SHUFFLER
-from vision.analyse import FrameAnalyser, SeenCard
+from table_controller.vocabulary.zones import MUCK, SHUFFLER
+from vision.analyse import FrameAnalyser, TableView
+from vision.empty_table import learn_empty
 from vision.layout import Slot, TableLayout, default_layout
 from vision.recognise import Recogniser
 from vision.templates import DeckTemplates, enroll_from_folder
@@ -91,13 +105,46 @@ class SlotKeeper:
             kept[pc.uid] = (pc.zone, free[0] if free else n - 1)
         self.places = kept
         # later cards are drawn over earlier ones (a pile shows its top card)
-        scene = [SceneCard(card=pc.card, zone=pc.zone, slot=kept[pc.uid][1],
-                           face_up=pc.face is Face.UP, joker=pc.joker) for pc in felt]
+        scene = []
+        for pc in felt:
+            slot = kept[pc.uid][1]
+            rotation, offset = _lie(pc, slot, model, camera)
+            scene.append(SceneCard(card=pc.card, zone=pc.zone, slot=slot,
+                                   face_up=pc.face is Face.UP, joker=pc.joker,
+                                   rotation=rotation, offset=offset, lifted=pc.lifted))
         top = _stub_top(model, camera)
         if top is not None:
             scene.append(SceneCard(card=top.card, zone=SHUFFLER, slot=0,
                                    face_up=top.face is Face.UP, joker=top.joker))
         return scene
+
+
+def _lie(pc: PhysicalCard, slot: int, model: TableModel, camera: VirtualCamera
+         ) -> tuple[float | None, tuple[float, float] | None]:
+    """How a card lies besides its slot: ``(rotation, offset)`` overrides of the seeded jitter,
+    or None. In the muck each card lies where it was pushed, over the others (seeded by its
+    tag); a squared seat's second card lies almost on the first."""
+    if pc.zone == MUCK:
+        rng = np.random.default_rng(zlib.crc32(pc.uid))
+        first = camera.layout.slots[MUCK][0]
+        here = camera.layout.slots[MUCK][slot]
+        return (float(rng.uniform(-35, 35)),
+                (first.x - here.x + float(rng.normal(0, 16)),
+                 first.y - here.y + float(rng.normal(0, 10))))
+    if slot > 0 and model.squared(pc.zone):
+        first = camera.layout.slots[pc.zone][0]
+        here = camera.layout.slots[pc.zone][slot]
+        rng = np.random.default_rng(zlib.crc32(pc.uid + b"sq"))
+        return (float(rng.uniform(-6, 6)),
+                (first.x - here.x + float(rng.uniform(3.5, 8)),
+                 first.y - here.y + float(rng.uniform(3.5, 8))))
+    return None, None
+
+
+def covers_of(model: TableModel, camera: VirtualCamera) -> list[Cover]:
+    """What lies over the cards the camera sees (the model's covers of zones in its view)."""
+    return [Cover(zone, kind) for zone, kinds in sorted(model.covers.items())
+            if camera.layout.slots.get(zone) for kind in kinds]
 
 
 def _stub_top(model: TableModel, camera: VirtualCamera) -> PhysicalCard | None:
@@ -131,7 +178,7 @@ class CameraChain:
     analysed: int = 0
     frame_interval: float = FRAME_INTERVAL
     _version: int = -1
-    _seen: list[SeenCard] = field(default_factory=list)
+    _seen: TableView = field(default_factory=lambda: TableView([], frozenset()))
     _last: float | None = None
     held: list[Observation] = field(default_factory=list)  # from frames between two looks
     slots: SlotKeeper = field(default_factory=SlotKeeper)
@@ -143,8 +190,9 @@ class CameraChain:
         if self.frozen_until is None and self.model.version != self._version:
             self._version = self.model.version
             image = self.camera.render(self.slots.scene(self.model, self.camera),
-                                       frame_index=self.frames)
-            self._seen = self.analyser.analyse(image)
+                                       frame_index=self.frames,
+                                       covers=covers_of(self.model, self.camera))
+            self._seen = self.analyser.view(image)
             self.analysed += 1
         self.frames += 1
         self._last = now
@@ -181,11 +229,18 @@ class CameraChain:
 
 
 def build_camera(model: TableModel, *, seed: int = 0, noise_sigma: float = 0.0,
-                 stub_view: bool = False) -> CameraChain:
+                 stub_view: bool = False, felt: str = "green",
+                 light: str = "neutral") -> CameraChain:
     """The camera chain. Sensor noise is off by default: generating it costs most of a frame's
     rendering time, and the vision package's own tests cover recognition under noise.
-    ``stub_view``: the camera's layout covers the shuffler tray (:func:`stub_layout`)."""
+    ``stub_view``: the camera's layout covers the shuffler tray (:func:`stub_layout`).
+    ``felt`` (:data:`vision.props.FELTS`) and ``light`` (:data:`hw_sim.devices.camera.LIGHTS`):
+    the table's cloth and the room's light. The table is calibrated as an installer does it,
+    from two frames of the empty table."""
     camera = VirtualCamera(layout=stub_layout() if stub_view else None, seed=seed,
-                           noise_sigma=noise_sigma)
-    analyser = FrameAnalyser(Recogniser(sim_deck_templates()), layout=camera.layout)
+                           noise_sigma=noise_sigma, felt=felt, light=light)
+    empty = learn_empty([camera.render([], frame_index=1_000_000 + k, covers=())
+                         for k in range(2)])
+    analyser = FrameAnalyser(Recogniser(sim_deck_templates()), layout=camera.layout,
+                             table=empty)
     return CameraChain(model, camera, analyser, CardTracker())

@@ -91,7 +91,9 @@ class Dealer:
             self.put(self._top(), BOARD, Face.UP)
 
     def show(self, seat: int) -> None:
-        """The player at ``seat`` turns his cards face up (showdown)."""
+        """The player at ``seat`` turns his cards face up (showdown), taking off what lay on
+        them (a chip, a card protector)."""
+        self.model.uncover(seat_zone(seat))
         for pc in self.model.in_zone(seat_zone(seat)):
             if pc.face is Face.DOWN:
                 self.flip(pc)

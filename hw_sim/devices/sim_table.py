@@ -68,14 +68,17 @@ class SimTable:
     deck. ``stub_antenna``: an antenna under the shuffler tray reads the stub; ``stub_view``:
     the camera's layout covers the tray (it sees the stub's top card). ``rfid_link``: ``pty``
     (the real serial link to the virtual controller on a pseudo-terminal) or ``in_process``
-    (the controller end played in-process, no serial bytes).
+    (the controller end played in-process, no serial bytes). ``felt`` and ``light``: the
+    camera's cloth (:data:`vision.props.FELTS`) and the room's light
+    (:data:`hw_sim.devices.camera.LIGHTS`).
     """
 
     def __init__(self, *, seed: int, sensors: Collection[str] = ("rfid",),
                  first_order: Sequence[Card] = (), missing: Iterable[Card] = (),
                  extra: Iterable[Card] = (), stub_antenna: bool = False,
                  stub_view: bool = False, rfid_link: Literal["pty", "in_process"] = "pty",
-                 clock: SimClock | None = None) -> None:
+                 clock: SimClock | None = None, felt: str = "green",
+                 light: str = "neutral") -> None:
         chosen = frozenset(sensors)
         if not chosen or not chosen <= SENSORS:
             raise ValueError(f"the simulated table has the sensors rfid and camera, not "
@@ -100,7 +103,8 @@ class SimTable:
             if "camera" in chosen:
                 from hw_sim.devices.camera_chain import build_camera  # OpenCV: when simulated
 
-                self.camera = build_camera(self.model, seed=seed, stub_view=stub_view)
+                self.camera = build_camera(self.model, seed=seed, stub_view=stub_view,
+                                           felt=felt, light=light)
         except BaseException:
             self.close()  # what was opened (a pty, a serial link) is closed again
             raise

@@ -19,6 +19,12 @@ a joker is a joker tag of deck ``A``, and a second foreign card of one face is a
 deck ``B``. The RFID reader resolves UIDs against :attr:`TableModel.registry` exactly as at a
 table.
 
+Besides where each card lies, the model keeps what players and the dealer do with the cards
+that moves none of them from its zone (the simulated table's *behaviours*, docs/simulator.md):
+a card *lifted* off the felt (a player peeking: no antenna reads it while it is up), a seat's
+cards *squared* (one lying on the other), and what *covers* a zone (a chip or a card
+protector on a seat's cards, a hand over the zone). Only the camera sees the last two.
+
 A deck can be short or over-full (scenario ``[deck] missing`` / ``extra``): missing cards are
 not in the shuffler at all, extra cards are copies (second tags) that the shuffler holds with
 the rest, hand after hand.
@@ -44,6 +50,11 @@ _NXP = 0x04       # its manufacturer byte for NXP ICODE tags, the common casino 
 _ICODE_SLIX = 0x01
 
 
+COVERS = ("chip", "protector", "hand")
+"""What can lie over a zone's cards: a chip or a card protector (on a seat's cards, as players
+protect their hands), a hand (a player's or the dealer's, reaching over the zone)."""
+
+
 class ModelError(ValueError):
     """A physical move that cannot happen (the card is not where the move needs it)."""
 
@@ -61,6 +72,7 @@ class PhysicalCard:
     zone: str = SHUFFLER
     face: Face = Face.DOWN
     placed: int = 0
+    lifted: bool = False  # held up off the felt (a player peeking): no antenna reads it
 
     @property
     def label(self) -> str:
@@ -112,6 +124,8 @@ class TableModel:
         self._stub: list[PhysicalCard] = list(self._deck)
         self._felt: list[PhysicalCard] = []
         self._dropped: list[PhysicalCard] = []  # fallen off the table (drop_from_stub)
+        self._covers: dict[str, tuple[str, ...]] = {}
+        self._squared: set[str] = set()
 
     # --- what is where ------------------------------------------------------------------
 
@@ -146,6 +160,53 @@ class TableModel:
         if not matches:
             raise ModelError(f"{'the joker' if card is None else card} is not on the felt")
         return matches[-1]
+
+    @property
+    def covers(self) -> dict[str, tuple[str, ...]]:
+        """Zone -> what lies over its cards (:data:`COVERS`), for the zones something covers."""
+        return dict(self._covers)
+
+    def squared(self, zone: str) -> bool:
+        """The cards of ``zone`` lie squared, one on the other."""
+        return zone in self._squared
+
+    # --- behaviours: nothing leaves its zone --------------------------------------------
+
+    def lift(self, cards: Iterable[PhysicalCard], up: bool = True) -> None:
+        """Cards on the felt are held up off it (``up``) or laid down again."""
+        cards = list(cards)
+        for pc in cards:
+            if pc not in self._felt:
+                raise ModelError(f"{pc.label} is not on the felt")
+        for pc in cards:
+            pc.lifted = up
+        self._changed()
+
+    def cover(self, zone: str, what: str) -> None:
+        """``what`` (:data:`COVERS`) comes to lie over ``zone``'s cards."""
+        check_zone(zone)
+        if what not in COVERS:
+            raise ModelError(f"{what!r} is not one of {', '.join(COVERS)}")
+        if what not in self._covers.get(zone, ()):
+            self._covers[zone] = (*self._covers.get(zone, ()), what)
+            self._changed()
+
+    def uncover(self, zone: str, what: str | None = None) -> None:
+        """``what`` (None: everything) is taken off ``zone``."""
+        left = tuple(w for w in self._covers.get(zone, ()) if what is not None and w != what)
+        if left != self._covers.get(zone, ()):
+            if left:
+                self._covers[zone] = left
+            else:
+                self._covers.pop(zone, None)
+            self._changed()
+
+    def square(self, zone: str) -> None:
+        """The cards of ``zone`` are squared, one on the other (until one of them moves)."""
+        if len(self.in_zone(zone)) < 2:
+            raise ModelError(f"{zone} has {len(self.in_zone(zone))} card(s): nothing to square")
+        self._squared.add(zone)
+        self._changed()
 
     # --- the shuffler -------------------------------------------------------------------
 
@@ -206,6 +267,8 @@ class TableModel:
             pc.zone, pc.face = SHUFFLER, Face.DOWN
             self._stub.append(pc)
         self._dropped.clear()
+        self._covers.clear()
+        self._squared.clear()
         self._changed()
 
     def discard(self, pc: PhysicalCard) -> None:
@@ -314,6 +377,7 @@ class TableModel:
         if pc not in self._felt:
             raise ModelError(f"{pc.label} is not on the felt")
         pc.face = Face.DOWN if pc.face is Face.UP else Face.UP
+        self._squared.discard(pc.zone)  # turned over, they lie apart
         self._changed()
 
     def _put(self, pc: PhysicalCard, zone: str, face: Face) -> None:
@@ -323,13 +387,17 @@ class TableModel:
         if face is Face.UNKNOWN:
             raise ModelError("a card on the felt lies face up or face down")
         self._placements += 1
-        pc.zone, pc.face, pc.placed = zone, face, self._placements
+        self._squared.discard(pc.zone)
+        self._squared.discard(zone)
+        pc.zone, pc.face, pc.placed, pc.lifted = zone, face, self._placements, False
         self._changed()
 
     def _take_off_felt(self, pc: PhysicalCard) -> None:
         if pc not in self._felt:
             raise ModelError(f"{pc.label} is not on the felt")
         self._felt.remove(pc)
+        self._squared.discard(pc.zone)
+        pc.lifted = False
 
     def _changed(self) -> None:
         self.version += 1

@@ -57,7 +57,8 @@ ZONE_ANTENNAS = {zone: antenna for antenna, zone in DEFAULT_ANTENNA_ZONES.items(
 @dataclass(slots=True)
 class ModelAntennas:
     """What each antenna reads on the simulated table: the tags lying in its zone, minus those
-    a ``tag_dropout`` fault hides for a while. With ``stub`` the shuffler tray's antenna reads
+    a ``tag_dropout`` fault hides for a while and those a player holds up off the felt
+    (lifted, peeking: out of the antenna's field). With ``stub`` the shuffler tray's antenna reads
     the stub too."""
 
     model: TableModel
@@ -69,7 +70,7 @@ class ModelAntennas:
         out: dict[bytes, int] = {}
         cards = self.model.felt + self.model.stub if self.stub else self.model.felt
         for pc in cards:
-            if self.hidden.get(pc.uid, 0.0) > now:
+            if pc.lifted or self.hidden.get(pc.uid, 0.0) > now:
                 continue
             antenna = ZONE_ANTENNAS.get(pc.zone)
             if antenna is not None:

@@ -11,6 +11,11 @@ plays by). With probability ``error_rate`` a hand gets one dealer error, chosen 
 of :mod:`hw_sim.harness.dealer_errors` the table's sensors can see, and made by
 :mod:`hw_sim.harness.error_injection`. When the controller raises an alert, the dealer carries
 out its remedy and the floor acknowledges it, as a ``resolve`` step does.
+
+Players and the dealer also do what they do at every real table (:mod:`hw_sim.harness.
+behaviours`: peeks, squared cards, chips and protectors on them, cards slid under the dealer's
+hand, his hand over the board, folds pushed into the muck), as behaviour steps at seeded rates;
+each hand's report lists them, so an alert can be traced to the behaviour that caused it.
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from hw_sim.harness import behaviours as behave
 from hw_sim.harness import error_injection as inject
+from hw_sim.harness.behaviours import OFF, Behaviours, chance
 from hw_sim.harness.dealer_errors import BY_NAME, KINDS, ErrorKind, kinds_seen
 from hw_sim.harness.expectations import RaisedAlert
 from hw_sim.harness.policy import choose_action, plan_error
@@ -29,8 +36,10 @@ __all__ = ["ERRORS", "AutoPlayError", "AutoTable", "HandReport", "demo_scenario"
 from hw_sim.harness.runner import Listeners, ScenarioRunner, build_runner
 from hw_sim.harness.scenario import (
     Actions,
+    Behaviour,
     Deal,
     Fault,
+    PlaceCard,
     PressGreenButton,
     Resolve,
     Scenario,
@@ -43,8 +52,11 @@ from table_controller.daemon.controller import Controller
 from table_controller.daemon.journal import Journal
 from table_controller.monitor import DealingMonitor
 from table_controller.vocabulary.alerts import Severity
+from table_controller.vocabulary.zones import seat_zone
 
 LINK_FAULTS = ("serial_garbage", "tag_dropout", "serial_unplug")
+IN_PROCESS_FAULTS = ("tag_dropout", "serial_unplug")
+"""The RFID link played in-process carries no bytes, so no garbage on the line."""
 CAMERA_FAULTS = ("camera_freeze",)
 GAME_SEVERITIES = (Severity.STOP, Severity.FIX, Severity.WARN)
 ERRORS: dict[str, str] = {k.name: k.code for k in KINDS}
@@ -64,6 +76,8 @@ class HandReport:
     faults: list[str] = field(default_factory=list)
     voided: bool = False
     problem: str = ""
+    behaviours: list[tuple[int, str, str]] = field(default_factory=list)
+    """(step, behaviour, zone) of every behaviour step of the hand, in order."""
 
     @property
     def detected(self) -> bool:
@@ -76,17 +90,33 @@ class HandReport:
         return [r for r in self.alerts if r.alert.severity in GAME_SEVERITIES
                 and r.alert.code not in allowed]
 
+    def cause(self, raised: RaisedAlert) -> str:
+        """The behaviour an alert is traced to: the one of the step it was raised in, else
+        the last one before it on the alert's seat; ``"none"`` when no behaviour explains it
+        (the dealing itself, a fault)."""
+        for step, kind, _zone in self.behaviours:
+            if step == raised.step:
+                return kind
+        seat = raised.alert.seat
+        if seat is not None:
+            for step, kind, zone in reversed(self.behaviours):
+                if step < raised.step and zone == seat_zone(seat):
+                    return kind
+        return "none"
+
 
 def demo_scenario(*, seats: int, stack: int, blinds: tuple[int, int], seed: int,
                   sensors: tuple[str, ...] = ("rfid", "camera"),
-                  table_seats: int | None = None) -> Scenario:
+                  table_seats: int | None = None, felt: str = "green",
+                  light: str = "neutral") -> Scenario:
     """A table of ``table_seats`` seats (default ``seats``) with seats 1 to ``seats`` taken, for
-    continuous play (steps come from :class:`AutoTable`)."""
+    continuous play (steps come from :class:`AutoTable`), under the camera's ``felt`` and
+    ``light``."""
     table = TableSpec(seats=table_seats or seats, game="nlhe", small_blind=blinds[0],
                       big_blind=blinds[1], ante=0, button=1, rules="tda", sensors=sensors)
     return Scenario(path="<demo>", name="demo", table=table,
                     players={s: stack for s in range(1, seats + 1)}, deck_seed=seed,
-                    deck_order=(), steps=(PressGreenButton(1),))
+                    deck_order=(), steps=(PressGreenButton(1),), felt=felt, light=light)
 
 
 class AutoTable:
@@ -100,26 +130,35 @@ class AutoTable:
                  journal: Journal | None = None,
                  on_update: Callable[[RaisedAlert], None] = lambda _a: None,
                  on_resolved: Callable[[dict[str, Any]], None] = lambda _r: None,
-                 table_seats: int | None = None) -> None:
+                 table_seats: int | None = None,
+                 behaviours: Behaviours = OFF,
+                 rfid_link: Literal["pty", "in_process"] = "pty") -> None:
         if not 0.0 <= error_rate <= 1.0 or not 0.0 <= fault_rate <= 1.0:
             raise ValueError("error_rate and fault_rate are fractions between 0 and 1")
         if table_seats is not None and not seats <= table_seats <= 10:
             raise ValueError("table_seats is at least seats and at most 10")
         self.scenario = demo_scenario(seats=seats, stack=stack, blinds=blinds, seed=seed,
-                                      sensors=sensors, table_seats=table_seats)
+                                      sensors=sensors, table_seats=table_seats,
+                                      felt=behaviours.felt, light=behaviours.light)
         self.rng = random.Random(f"autoplay:{seed}")
+        # the behaviours draw from their own generator: the cards, the players' choices and
+        # the dealer's errors stay those of the same seed without behaviours
+        self.behaviours = behaviours
+        self.behave_rng = random.Random(f"behaviours:{seed}")
         self.error_rate = error_rate
         self.error_kinds = kinds_seen(sensors)  # names of dealer_errors.KINDS
-        self.fault_kinds = ((LINK_FAULTS if "rfid" in sensors else ())
+        link = LINK_FAULTS if rfid_link == "pty" else IN_PROCESS_FAULTS
+        self.fault_kinds = ((link if "rfid" in sensors else ())
                             + (CAMERA_FAULTS if "camera" in sensors else ()))
         self.fault_rate = fault_rate
         self._report: HandReport | None = None
+        self._peeked: set[int] = set()
         self._on_alert = on_alert
         self._on_hand_end = on_hand_end
         self.runner: ScenarioRunner = build_runner(
             self.scenario, listeners=Listeners(on_alert=self._alert, on_hand_end=self._end,
                                                on_update=on_update, on_resolved=on_resolved),
-            journal=journal)
+            journal=journal, rfid_link=rfid_link)
         self.controller: Controller = self.runner.controller
         self.steps = 0
         self.reports: list[HandReport] = []
@@ -210,7 +249,7 @@ class AutoTable:
     def _play(self, report: HandReport, hands_before: int) -> None:
         if (kind := self._error(report, "before_hand")) is not None:
             report.injected = inject.before_hand(kind, self)
-        self._do(lambda n: PressGreenButton(n))
+        self.do(lambda n: PressGreenButton(n))
         if self.monitor.hand is None:
             raise _HandAborted("the green button started no hand")
         self._maybe_fault(report)
@@ -218,6 +257,7 @@ class AutoTable:
         if (kind := self._error(report, "after_deal")) is not None \
                 and not self._hand_over(hands_before):
             report.injected = inject.after_deal(kind, self)
+        self._after_deal(report, hands_before)
         for street in ("preflop", "flop", "turn", "river"):
             if self._hand_over(hands_before):
                 return
@@ -225,26 +265,85 @@ class AutoTable:
                 self._deal_street(street, report)
                 if self._hand_over(hands_before):
                     return
+                if chance(self.behave_rng, self.behaviours.reach):
+                    seconds = behave.reach_seconds(self.behave_rng)
+                    self._behave(report, "reach", "board", by="hand", seconds=seconds)
             self._bet(street, report, hands_before)
             self._maybe_fault(report)
         if not self._hand_over(hands_before):
-            self._do(lambda n: Showdown(n))
+            self.do(lambda n: Showdown(n))
+
+    def _place(self, zone: str, face: str, *, answer: bool = True,
+               under_hand: bool = False) -> None:
+        self.do(lambda n: PlaceCard(n, None, False, zone, face, under_hand=under_hand),
+                 answer=answer)
+
+    # --- behaviours ---------------------------------------------------------------------
+
+    def _behave(self, report: HandReport, kind: str, zone: str, *, by: str | None = None,
+                seconds: float = 0.0) -> None:
+        report.behaviours.append((self.steps + 1, kind, zone))
+        self.do(lambda n: Behaviour(n, kind, zone, by=by, seconds=seconds))
+
+    def _after_deal(self, report: HandReport, hands_before: int) -> None:
+        """Players square their cards and lay a chip or a protector on them."""
+        rates, rng = self.behaviours, self.behave_rng
+        if not (rates.square or rates.protect):
+            return
+        for seat in self.monitor.deal_order():
+            if self._hand_over(hands_before) or self.monitor.hand is None:
+                return
+            zone = seat_zone(seat)
+            if len(self.runner.table.model.in_zone(zone)) != 2:
+                continue
+            if chance(rng, rates.square):
+                self._behave(report, "square", zone)
+            if chance(rng, rates.protect):
+                by = behave.protector(rng)
+                self._behave(report, "cover", zone, by=by)
+
+    def _before_action(self, report: HandReport, seat: int, peeked: set[int]) -> None:
+        """Before his first action of the hand a player may look at his cards."""
+        if seat in peeked:
+            return
+        peeked.add(seat)
+        zone = seat_zone(seat)
+        if self.runner.table.model.in_zone(zone) and chance(self.behave_rng,
+                                                            self.behaviours.peek):
+            seconds = behave.peek_seconds(self.behave_rng)
+            self._behave(report, "peek", zone, seconds=seconds)
+
+    def _after_action(self, report: HandReport, action: ScenarioAction,
+                      hands_before: int) -> None:
+        """A folded hand is pushed into the muck."""
+        zone = seat_zone(action.seat)
+        if (action.kind == "fold" and not self._hand_over(hands_before)
+                and self.runner.table.model.in_zone(zone)
+                and chance(self.behave_rng, self.behaviours.muck)):
+            self._behave(report, "muck", zone)
 
     def _act(self, action: ScenarioAction) -> None:
-        self._do(lambda n: Actions(n, (action,)))
+        self.do(lambda n: Actions(n, (action,)))
 
     def _maybe_fault(self, report: HandReport) -> None:
         if self.fault_rate and self.rng.random() < self.fault_rate:
             kind = self.rng.choice(self.fault_kinds)
             report.faults.append(kind)
-            self._do(lambda n: Fault(n, kind))
+            self.do(lambda n: Fault(n, kind))
 
     def _deal_hole(self, report: HandReport) -> None:
         if (kind := self._error(report, "deal")) is not None:
             report.injected = inject.deal(kind, self)
             if report.injected:
                 return
-        self._do(lambda n: Deal(n, "hole"))
+        if self.behaviours.slide:
+            # card by card, so the dealer can slide one in under his hand
+            for seat in list(self.monitor.deal_order()) * 2:
+                self._place(seat_zone(seat), "down", answer=False,
+                            under_hand=chance(self.behave_rng, self.behaviours.slide))
+            self.answer_alerts()
+            return
+        self.do(lambda n: Deal(n, "hole"))
 
     def _deal_street(self, street: str, report: HandReport) -> None:
         moment = {"flop": "flop", "turn": "turn"}.get(street)
@@ -253,11 +352,13 @@ class AutoTable:
                 else inject.turn(kind, self)
             if report.injected:
                 return
-        self._do(lambda n: Deal(n, street))
+        self.do(lambda n: Deal(n, street))
 
     def _bet(self, street: str, report: HandReport, hands_before: int) -> None:
         moment = {"preflop": "preflop", "flop": "flop_betting"}.get(street)
         actions = 0
+        peeked = self._peeked if street != "preflop" else set()
+        self._peeked = peeked
         for _ in range(200):
             # the street on the board goes to the engine once its betting may start (the
             # dealer console's first action would do the same)
@@ -269,8 +370,13 @@ class AutoTable:
                     and inject.before_action(kind, self, hand, street, actions):
                 report.injected = True
                 continue
-            self._act(self._choose(hand))
+            action = self._choose(hand)
+            self._before_action(report, action.seat, peeked)
+            if self._hand_over(hands_before) or self.monitor.hand is None:
+                return
+            self._act(action)
             actions += 1
+            self._after_action(report, action, hands_before)
 
     def _choose(self, hand: Any) -> ScenarioAction:
         legal = hand.legal_actions()

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from hw_sim.devices.sim_table import PacedClock, SimTable, sensor_lag
+from hw_sim.harness.behaviours import OFF, Behaviours
 from hw_sim.harness.console_dealer import ConsoleDealer
 from hw_sim.harness.sim_autoplay import SimStation, streets_on_board
 from table_controller.config import TableConfig
@@ -36,10 +37,13 @@ log = logging.getLogger(__name__)
 
 
 def sim_devices(config: TableConfig, monitor: DealingMonitor,
-                closers: list[Callable[[], None]], *, seed: int | None = None) -> Devices:
-    """The simulated table's devices for ``monitor`` (``seed`` overrides ``[sim] seed``)."""
+                closers: list[Callable[[], None]], *, seed: int | None = None,
+                felt: str = "green", light: str = "neutral") -> Devices:
+    """The simulated table's devices for ``monitor`` (``seed`` overrides ``[sim] seed``;
+    ``felt`` and ``light``: the camera's cloth and the room's light)."""
     table = SimTable(seed=config.sim.seed if seed is None else seed,
-                     sensors=monitor.config.sensors, first_order=config.sim.deck_order)
+                     sensors=monitor.config.sensors, first_order=config.sim.deck_order,
+                     felt=felt, light=light)
     closers.append(table.close)
     dealer = ConsoleDealer(table, move_interval=config.sim.move_interval,
                            deal_order=monitor.deal_order,
@@ -74,21 +78,25 @@ def lay_out(table: SimTable, monitor: DealingMonitor) -> None:
 def build_sim_controller(config: TableConfig, *, seed: int | None = None, manual: bool = True,
                          error_rate: float = 0.05,
                          commands: Mapping[str, tuple[Command, frozenset[str]]] | None = None,
-                         attach: Callable[[Controller], None] | None = None) -> Controller:
+                         attach: Callable[[Controller], None] | None = None,
+                         behaviours: Behaviours = OFF) -> Controller:
     """The controller of ``run --sim``: journal and bus as configured, the simulated devices;
     unless ``manual``, the simulated station playing on them (``error_rate``: the fraction of
     hands with a dealer error). The simulated table has no antenna or camera over the shuffler
     tray, so the stub is not checked at the green button; with both sensors the fusion waits
     out the simulated devices' lag (:func:`~hw_sim.devices.sim_table.sensor_lag`), not the
     configuration's. ``commands``: more console commands (the dealer station's), ``attach``:
-    their owner, told of the controller before a killed run's hand is replayed."""
+    their owner, told of the controller before a killed run's hand is replayed.
+    ``behaviours``: what the station's players and dealer do with the cards, and the camera's
+    cloth and light (:mod:`hw_sim.harness.behaviours`)."""
     if not 0.0 <= error_rate <= 1.0:
         raise ValueError(f"error rate {error_rate}: a fraction between 0 and 1")
     opened: list[Devices] = []
 
     def devices(config: TableConfig, monitor: DealingMonitor,
                 closers: list[Callable[[], None]]) -> Devices:
-        opened.append(sim_devices(config, monitor, closers, seed=seed))
+        opened.append(sim_devices(config, monitor, closers, seed=seed, felt=behaviours.felt,
+                                  light=behaviours.light))
         return opened[-1]
 
     sensors = config.table.monitor.sensors
@@ -107,6 +115,6 @@ def build_sim_controller(config: TableConfig, *, seed: int | None = None, manual
                              error_rate=error_rate, rules=monitor.config.rules,
                              settle=2 * monitor.config.settle_time + 0.4
                              + 2 * config.sim.move_interval,
-                             resume=monitor.hand is not None)
+                             resume=monitor.hand is not None, behaviours=behaviours)
         controller.sensors.append(station)
     return controller

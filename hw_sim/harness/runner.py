@@ -40,6 +40,7 @@ from hw_sim.devices.table_model import ModelError, PhysicalCard
 from hw_sim.harness.expectations import RaisedAlert, RunRecord
 from hw_sim.harness.scenario import (
     Actions,
+    Behaviour,
     ButtonReport,
     Deal,
     Fault,
@@ -58,15 +59,18 @@ from table_controller.daemon.controller import Controller
 from table_controller.daemon.journal import Journal
 from table_controller.engine import AnteFormat, EngineError, GameConfig, Structure, Table
 from table_controller.monitor import DealingMonitor, HandEnd, MonitorConfig, MonitorError
+from table_controller.monitor.fusion import sensor_lag
 from table_controller.monitor.output import MonitorOutput
 from table_controller.monitor.records import RulesProfile
 from table_controller.phh import Context
 from table_controller.vocabulary.alerts import Alert
 from table_controller.vocabulary.observations import Face
-from table_controller.vocabulary.zones import SHUFFLER
+from table_controller.vocabulary.zones import MUCK, SHUFFLER
 
 CONSOLE_KINDS = {"time": "time_expired"}
 """Scenario action words that the console's ``action`` request names differently."""
+HAND_IN = 0.2
+"""Simulated seconds a hand is over a zone before the cards under it move (and after)."""
 STRUCTURES = {"nlhe": Structure.NO_LIMIT, "plhe": Structure.POT_LIMIT,
               "flhe": Structure.FIXED_LIMIT}
 
@@ -173,10 +177,15 @@ class ScenarioRunner:
         elif isinstance(step, PlaceCard) and step.to == SHUFFLER:
             dealer.face_up_on_stub(self._stub_card_for(step))
         elif isinstance(step, PlaceCard):
-            dealer.put(self._card_for(step), step.to, Face(step.face))
+            card = self._card_for(step)
+            self._by_hand(step.to, step.under_hand,
+                          lambda: dealer.put(card, step.to, Face(step.face)))
         elif isinstance(step, MoveCard):
-            dealer.move(model.find_on_felt(step.card), step.to,
-                        None if step.face is None else Face(step.face))
+            pc = model.find_on_felt(step.card)
+            self._by_hand(step.to, step.under_hand, lambda: dealer.move(
+                pc, step.to, None if step.face is None else Face(step.face)))
+        elif isinstance(step, Behaviour):
+            self.behave(step)
         elif isinstance(step, FlipCard):
             dealer.flip(model.find_on_felt(step.card))
         elif isinstance(step, Actions):
@@ -195,6 +204,61 @@ class ScenarioRunner:
             self.console({"cmd": "showdown"})
         elif isinstance(step, Fault) and not self.table.fault(step.kind, self.table.clock()):
             raise StepError(f"fault {step.kind!r}: no sensor in this run carries it")
+
+    def _by_hand(self, zone: str, under: bool, move: Callable[[], None]) -> None:
+        """``move`` the card; ``under``: slid in under the dealer's hand, which covers the zone
+        from a moment before the card lands (``HAND_IN``) to a moment after; the step's settle
+        follows once the hand has gone."""
+        if not under:
+            move()
+            return
+        model, dealer = self.table.model, self.table.dealer
+        model.cover(zone, "hand")
+        self.settle(HAND_IN)
+        after = dealer.after_move
+        dealer.after_move = lambda: self.settle(HAND_IN)  # the hand lifts once the card lies
+        try:
+            move()
+        finally:
+            dealer.after_move = after
+        model.uncover(zone, "hand")
+
+    def behave(self, step: Behaviour) -> None:
+        """What players and the dealer do with the cards (docs/scenario.md, "Behaviours")."""
+        model, zone = self.table.model, step.zone
+        if step.kind in ("peek", "muck"):
+            cards = model.in_zone(zone)
+            if not cards:
+                raise StepError(f"{step.kind} = {zone[4:]}: the seat has no cards")
+            if step.kind == "muck":
+                # the player takes his chip or protector back and pushes his cards forward;
+                # the dealer sweeps them into the muck pile
+                model.uncover(zone)
+
+                def sweep() -> None:
+                    for pc in cards:
+                        self.table.dealer.move(pc, MUCK, Face.DOWN)
+
+                self._by_hand(MUCK, True, sweep)
+                return
+            model.cover(zone, "hand")
+            self.settle(HAND_IN)
+            model.lift(cards)
+            self.settle(step.seconds)
+            model.lift(cards, up=False)
+            self.settle(HAND_IN)
+            model.uncover(zone, "hand")
+        elif step.kind == "square":
+            model.square(zone)
+        elif step.kind == "cover":
+            assert step.by is not None  # the loader requires it
+            model.cover(zone, step.by)
+        elif step.kind == "uncover":
+            model.uncover(zone, step.by)
+        else:  # reach: a hand passes over the zone
+            model.cover(zone, "hand")
+            self.settle(step.seconds)
+            model.uncover(zone, "hand")
 
     def console(self, request: dict[str, Any]) -> dict[str, Any]:
         """A request on the dealer console; a refusal is a :class:`StepError` with its
@@ -317,10 +381,12 @@ def hand_end_json(end: HandEnd) -> dict[str, Any]:
             "stacks": {str(s): v for s, v in sorted(end.stacks.items())}}
 
 
-def scenario_monitor(scenario: Scenario) -> DealingMonitor:
+def scenario_monitor(scenario: Scenario, *, stub_antenna: bool = True,
+                     sensor_lag: float = 0.0) -> DealingMonitor:
     """The rules engine's table and the dealing monitor, configured from ``[table]`` and
-    ``[players]``. With the reader, the simulated table has an antenna under the shuffler tray,
-    so the stub is checked at each green button (DECK_INCOMPLETE, [003])."""
+    ``[players]``. With the reader (over the pty: ``stub_antenna``), the simulated table has an
+    antenna under the shuffler tray, so the stub is checked at each green button
+    (DECK_INCOMPLETE, [003])."""
     t = scenario.table
     config = GameConfig(structure=STRUCTURES[t.game], small_blind=t.small_blind,
                         big_blind=t.big_blind, ante=t.ante, ante_format=AnteFormat(t.ante_format))
@@ -330,7 +396,8 @@ def scenario_monitor(scenario: Scenario) -> DealingMonitor:
     table.set_button(t.button)
     rules: RulesProfile = "house" if t.rules == "house" else "tda"  # the loader checked it
     return DealingMonitor(table, config=MonitorConfig(
-        rules=rules, sensors=frozenset(t.sensors), stub_visible="rfid" in t.sensors))
+        rules=rules, sensors=frozenset(t.sensors),
+        stub_visible=stub_antenna and "rfid" in t.sensors, sensor_lag=sensor_lag))
 
 
 def build_runner(scenario: Scenario, *, listeners: Listeners | None = None,
@@ -348,8 +415,19 @@ def build_runner(scenario: Scenario, *, listeners: Listeners | None = None,
                      extra=scenario.deck_extra, stub_antenna=rfid,
                      # the simulated camera's layout covers the shuffler tray: it sees the
                      # stub's top card
-                     stub_view=True, rfid_link=rfid_link)
-    monitor = scenario_monitor(scenario)
+                     stub_view=True, rfid_link=rfid_link,
+                     felt=scenario.felt, light=scenario.light)
+    # the RFID link played in-process has no antenna under the shuffler tray; with both
+    # sensors the monitor allows for their lag as a table's configuration derives it
+    # (docs/monitor.md), the camera analysing a frame at every look (every scan period)
+    lag = 0.0
+    if frozenset(t.sensors) == {"rfid", "camera"}:
+        from vision.tracker import CardTracker  # OpenCV: when the camera is simulated
+
+        tracker = CardTracker()
+        lag = sensor_lag(hold_time=wiring.HOLD_TIME, confirm_frames=tracker.confirm_frames,
+                         drop_frames=tracker.drop_frames, frame_rate=1 / wiring.SCAN_PERIOD)
+    monitor = scenario_monitor(scenario, stub_antenna=rfid_link == "pty", sensor_lag=lag)
     clock, origin = table.clock, table.clock()
     started = wall_start or datetime.now(UTC)
 

@@ -12,7 +12,10 @@ missing`` / ``extra`` (a short or over-full deck), ``card`` steps ``to = "shuffl
 ``face = "up"`` (a card found face up on the stub), the action ``"SEAT time"`` (the clock called
 on the seat ran out), the step ``button = SEAT`` (the console reports the dealer button), the
 seating steps ``sit = SEAT`` (with ``stack``), ``leave``, ``sit_out``, ``sit_in`` (console records
-that move players between hands) and ``[table] ante_format``.
+that move players between hands), ``[table] ante_format``, the behaviour steps ``peek``,
+``square``, ``cover``/``uncover``, ``reach`` and ``muck`` (what players and the dealer do with
+the cards at every table, docs/scenario.md), ``under_hand`` on ``card`` and ``move`` steps, and
+the ``[camera]`` section (the cloth and the room's light).
 """
 
 from __future__ import annotations
@@ -37,7 +40,15 @@ ACTION_KINDS = ("fold", "check", "call", "bet", "raise", "allin", "time")
 STEP_KINDS = (
     "green_button", "deal", "card", "move", "flip", "actions", "resolve", "showdown", "fault",
     "button", "sit", "leave", "sit_out", "sit_in",
+    "peek", "square", "cover", "uncover", "reach", "muck",
 )
+BEHAVIOUR_KINDS = ("peek", "square", "cover", "uncover", "reach", "muck")
+COVERS = ("chip", "protector", "hand")  # hw_sim.devices.table_model.COVERS
+FELTS = ("green", "blue", "grey", "black", "printed")  # vision.props.FELTS
+LIGHTS = ("neutral", "cool", "warm", "low")  # hw_sim.devices.camera.LIGHTS
+PEEK_SECONDS = 1.5  # a player's look at his cards
+REACH_SECONDS = 0.8  # a hand passing over a zone
+MIN_SECONDS, MAX_SECONDS = 0.1, 10.0
 SEATING_KINDS = ("sit", "leave", "sit_out", "sit_in")
 ANTE_FORMATS = ("each", "big_blind", "button")  # rules.md §2, TDA 2024 RP-11
 MAX_EXTRA = 8  # [deck] extra: more would be a second deck, not a fouled one
@@ -101,6 +112,7 @@ class PlaceCard:
     face: str  # up | down (the default already applied)
     copy: bool = False
     foreign: bool = False
+    under_hand: bool = False  # slid in under the dealer's hand
 
     @property
     def is_next(self) -> bool:
@@ -113,6 +125,7 @@ class MoveCard:
     card: Card | None  # None: the joker
     to: str
     face: str | None  # None: keep the card's face
+    under_hand: bool = False  # slid in under the dealer's hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +182,25 @@ class Seating:
         return ScenarioAction(self.seat, self.kind, self.stack)
 
 
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """What players and the dealer do with the cards at every table, moving none of them out
+    of its zone except ``muck`` (docs/scenario.md, "Behaviours"): ``peek`` (the player at
+    ``zone``'s seat lifts his cards off the felt under his hand for ``seconds`` and lays them
+    back), ``square`` (he squares them, one on the other), ``cover`` (``by``: a chip or a card
+    protector on the zone's cards, or a hand held over it, until ``uncover``), ``uncover``
+    (``by`` None: everything), ``reach`` (a hand passes over the zone for ``seconds``),
+    ``muck`` (the seat's cards pushed face down into the muck, under the dealer's hand)."""
+
+    number: int
+    kind: str
+    zone: str
+    by: str | None = None
+    seconds: float = 0.0
+
+
 Step = (PressGreenButton | Deal | PlaceCard | MoveCard | FlipCard | Actions | Resolve | Showdown
-        | Fault | ButtonReport | Seating)
+        | Fault | ButtonReport | Seating | Behaviour)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +242,8 @@ class Scenario:
     result: ResultSpec = field(default_factory=ResultSpec)
     deck_missing: tuple[Card, ...] = ()  # [deck] missing: cards the shuffler's deck lacks
     deck_extra: tuple[Card, ...] = ()  # [deck] extra: second cards of these faces in the deck
+    felt: str = "green"  # [camera] felt: the cloth (vision.props.FELTS)
+    light: str = "neutral"  # [camera] light: the room's light (hw_sim.devices.camera.LIGHTS)
 
 
 # --- parsing -------------------------------------------------------------------------------
@@ -291,7 +323,7 @@ class _Parser:
 
     def scenario(self, data: dict[str, Any]) -> Scenario:
         self.keys("top level", data,
-                  ("name", "table", "players", "deck", "step", "expect", "result"))
+                  ("name", "table", "players", "deck", "step", "expect", "result", "camera"))
         for required in ("table", "players", "deck", "step"):
             if required not in data:
                 what = "[[step]] entries" if required == "step" else f"a [{required}] section"
@@ -304,10 +336,48 @@ class _Parser:
         steps = self.steps(data["step"], table, seated)
         expectations = self.expectations(data.get("expect", []), table, len(steps))
         result = self.result(data["result"], seated) if "result" in data else ResultSpec()
+        felt, light = self.camera(data["camera"], table) if "camera" in data else (
+            "green", "neutral")
         return Scenario(path=self.source, name=name, table=table, players=players,
                         deck_seed=seed, deck_order=order, steps=steps,
                         expectations=expectations, result=result,
-                        deck_missing=missing, deck_extra=extra)
+                        deck_missing=missing, deck_extra=extra, felt=felt, light=light)
+
+    def camera(self, value: Any, table: TableSpec) -> tuple[str, str]:
+        c = self.table("[camera]", value)
+        self.keys("[camera]", c, ("felt", "light"))
+        if "camera" not in table.sensors:
+            raise self.fail("[camera]", f"needs the camera sensor, and [table] sensors = "
+                                        f"{list(table.sensors)!r}")
+        return (self.string("[camera] felt", c.get("felt", "green"), FELTS),
+                self.string("[camera] light", c.get("light", "neutral"), LIGHTS))
+
+    def seconds(self, where: str, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(where, f"must be a number of seconds, not {_kind(value)}")
+        if not MIN_SECONDS <= value <= MAX_SECONDS:
+            raise self.fail(where, f"{value} is not {MIN_SECONDS} to {MAX_SECONDS} seconds")
+        return float(value)
+
+    def behaviour(self, n: int, s: dict[str, Any], kind: str, table: TableSpec) -> Behaviour:
+        where = f"step {n}"
+        if kind in ("peek", "square", "muck"):
+            self.keys(where, s, (kind, "seconds") if kind == "peek" else (kind,))
+            seat = self.integer(f"{where} {kind}", s[kind], low=1, high=table.seats)
+            seconds = (self.seconds(f"{where} seconds", s.get("seconds", PEEK_SECONDS))
+                       if kind == "peek" else 0.0)
+            return Behaviour(n, kind, f"seat{seat}", seconds=seconds)
+        zone = self.zone(f"{where} {kind}", s[kind], table)
+        if kind == "reach":
+            self.keys(where, s, (kind, "seconds"))
+            return Behaviour(n, kind, zone, by="hand",
+                             seconds=self.seconds(f"{where} seconds",
+                                                  s.get("seconds", REACH_SECONDS)))
+        self.keys(where, s, (kind, "by"))
+        if kind == "cover" and "by" not in s:
+            raise self.fail(where, f"'cover' needs 'by' (one of {', '.join(COVERS)})")
+        by = self.string(f"{where} by", s["by"], COVERS) if "by" in s else None
+        return Behaviour(n, kind, zone, by=by)
 
     def players(self, value: Any) -> dict[int, int]:
         section = self.table("[players]", value)
@@ -430,12 +500,13 @@ class _Parser:
         if kind == "card":
             return self.place(n, s, table)
         if kind == "move":
-            self.keys(where, s, ("move", "to", "face"))
+            self.keys(where, s, ("move", "to", "face", "under_hand"))
             if "to" not in s:
                 raise self.fail(where, "'move' needs 'to'")
             face = self.string(f"{where} face", s["face"], FACES) if "face" in s else None
             return MoveCard(n, self.felt_card(f"{where} move", value),
-                            self.zone(f"{where} to", s["to"], table), face)
+                            self.zone(f"{where} to", s["to"], table), face,
+                            self.boolean(f"{where} under_hand", s.get("under_hand", False)))
         if kind == "flip":
             self.keys(where, s, ("flip",))
             return FlipCard(n, self.felt_card(f"{where} flip", value))
@@ -447,6 +518,8 @@ class _Parser:
                                     for i, a in enumerate(value, 1)))
         if kind in SEATING_KINDS:
             return self.seating(n, s, kind, table, seated)
+        if kind in BEHAVIOUR_KINDS:
+            return self.behaviour(n, s, kind, table)
         if kind == "button":
             self.keys(where, s, ("button",))
             return ButtonReport(n, self.integer(f"{where} button", value, low=1,
@@ -487,7 +560,7 @@ class _Parser:
 
     def place(self, n: int, s: dict[str, Any], table: TableSpec) -> PlaceCard:
         where = f"step {n}"
-        self.keys(where, s, ("card", "to", "face", "copy", "foreign"))
+        self.keys(where, s, ("card", "to", "face", "copy", "foreign", "under_hand"))
         if "to" not in s:
             raise self.fail(where, "'card' needs 'to'")
         token = self.string(f"{where} card", s["card"])
@@ -509,7 +582,11 @@ class _Parser:
         if to == SHUFFLER and face != "up":
             raise self.fail(where, 'to = "shuffler" needs face = "up" (a card found face up '
                                    "on the stub); cards go back to the stub when a hand ends")
-        return PlaceCard(n, card, joker, to, face, copy, foreign)
+        under = self.boolean(f"{where} under_hand", s.get("under_hand", False))
+        if under and to == SHUFFLER:
+            raise self.fail(where, 'under_hand: a card is slid under a hand on the felt, not '
+                                   "on the stub")
+        return PlaceCard(n, card, joker, to, face, copy, foreign, under)
 
     def action(self, where: str, value: Any, players: set[int]) -> ScenarioAction:
         text = self.string(where, value)

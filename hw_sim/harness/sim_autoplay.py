@@ -16,6 +16,12 @@ monitor's state (whose turn, the legal actions, the open alerts) as a station's 
 it; it never changes the monitor itself (besides handing a dealt street to the engine before
 reading whose turn it is, as the console's first action would).
 
+The players and the dealer also behave as at a real table (:mod:`hw_sim.harness.behaviours`,
+at the rates given): players peek at their cards before their first action, square them and
+lay a chip or a protector on them after the deal, folds are pushed into the muck, the dealer's
+hand passes over the board after a street. (Cards slid under the dealer's hand are ``demo``'s
+and the scenarios': here the dealer deals through ``sim_deal``.)
+
 A hand that stops making progress (no request answered for ``stall`` seconds of play) is voided
 through the console, the cards collected, and the game goes on.
 """
@@ -32,8 +38,11 @@ from typing import Any
 
 import zmq
 
+from hw_sim.harness import behaviours as behave
+from hw_sim.harness.behaviours import OFF, Behaviours, chance
 from hw_sim.harness.console_dealer import ConsoleDealer
 from hw_sim.harness.policy import choose_action, error_kinds, plan_error
+from hw_sim.harness.runner import HAND_IN
 from table_controller.monitor import DealingMonitor
 from table_controller.vocabulary.alerts import Alert, Severity
 from table_controller.vocabulary.observations import Face, Observation
@@ -76,13 +85,18 @@ class SimStation:
     def __init__(self, dealer: ConsoleDealer, monitor: DealingMonitor, *, endpoint: str,
                  seed: int, error_rate: float = 0.05, rules: str = "tda",
                  settle: float = 1.0, stall: float = 60.0,
-                 context: zmq.Context[Any] | None = None, resume: bool = False) -> None:
+                 context: zmq.Context[Any] | None = None, resume: bool = False,
+                 behaviours: Behaviours = OFF) -> None:
         if not 0.0 <= error_rate <= 1.0:
             raise ValueError("error_rate is a fraction between 0 and 1")
         self.dealer = dealer
         self.table = dealer.table
         self.monitor = monitor
         self.rng = random.Random(f"autoplay:{seed}")
+        self.behaviours = behaviours
+        self.behave_rng = random.Random(f"behaviours:{seed}")
+        self.behaved: list[tuple[int, str, str]] = []  # (hand, behaviour, zone), in order
+        self._peeked: set[int] = set()
         self.error_rate = error_rate
         self.error_kinds = error_kinds(monitor.config.sensors)
         self.rules = rules
@@ -207,6 +221,7 @@ class SimStation:
         number = self.monitor.hand_number
 
         error = plan_error(self.rng, self.error_rate, self.error_kinds)
+        self._peeked = set()
         yield from self._deal_hole(error)
         yield from self._play(number, error, first=0)
 
@@ -261,6 +276,8 @@ class SimStation:
             return self.monitor.hand is None or self.monitor.hand_number != number
 
         yield from self._answer_alerts()
+        if first == 0:
+            yield from self._after_deal(over)
         for i, street in enumerate(("preflop", "flop", "turn", "river")):
             if i < first:
                 continue
@@ -271,6 +288,8 @@ class SimStation:
                 yield from self._answer_alerts()
                 if over():
                     break
+                if chance(self.behave_rng, self.behaviours.reach):
+                    yield from self._reach(behave.reach_seconds(self.behave_rng))
             yield from self._bet(street, error, over)
         if not over():
             hand = self.monitor.hand
@@ -348,12 +367,86 @@ class SimStation:
                                          lambda: self.table.dealer.deal_street("flop"))
                 continue
             kind, amount = choose_action(legal, self.rng)
+            yield from self._before_action(legal.seat)
             request: dict[str, Any] = {"cmd": "action", "seat": legal.seat, "kind": kind}
             if amount is not None:
                 request["amount"] = amount
             reply = yield from self._send(request)
             if not reply:
                 return  # refused: the hand is voided by the caller if it cannot go on
+            if kind == "fold" and not over():
+                yield from self._muck(legal.seat)
+
+    # ------------------------------------------------------------------ behaviours
+    def _noted(self, kind: str, zone: str) -> None:
+        self.behaved.append((self.monitor.hand_number, kind, zone))
+
+    def _after_deal(self, over: Callable[[], bool]) -> Script:
+        """Players square their cards and lay a chip or a protector on them."""
+        rates, rng, model = self.behaviours, self.behave_rng, self.table.model
+        if not (rates.square or rates.protect):
+            return
+        yield from self._until_dealer_free()
+        for seat in self.monitor.deal_order():
+            zone = seat_zone(seat)
+            if over() or len(model.in_zone(zone)) != 2:
+                continue
+            if chance(rng, rates.square):
+                model.square(zone)
+                self._noted("square", zone)
+            if chance(rng, rates.protect):
+                model.cover(zone, behave.protector(rng))
+                self._noted("cover", zone)
+        yield _Sleep(self.settle)
+
+    def _before_action(self, seat: int) -> Script:
+        """Before his first action of the hand a player may look at his cards: he lifts
+        them off the felt under his hand and lays them back."""
+        if seat in self._peeked:
+            return
+        self._peeked.add(seat)
+        zone, model = seat_zone(seat), self.table.model
+        if not model.in_zone(zone) or not chance(self.behave_rng, self.behaviours.peek):
+            return
+        seconds = behave.peek_seconds(self.behave_rng)
+        yield from self._until_dealer_free()
+        cards = model.in_zone(zone)
+        if not cards:
+            return
+        self._noted("peek", zone)
+        model.cover(zone, "hand")
+        yield _Sleep(HAND_IN)
+        model.lift(cards)
+        yield _Sleep(seconds)
+        model.lift(cards, up=False)
+        yield _Sleep(HAND_IN)
+        model.uncover(zone, "hand")
+        yield _Sleep(self.settle)
+
+    def _muck(self, seat: int) -> Script:
+        """A folded hand pushed into the muck, under the dealer's hand."""
+        zone, model = seat_zone(seat), self.table.model
+        if not model.in_zone(zone) or not chance(self.behave_rng, self.behaviours.muck):
+            return
+        self._noted("muck", zone)
+
+        def sweep() -> None:
+            model.uncover(zone)
+            model.cover("muck", "hand")
+            for pc in model.in_zone(zone):
+                self.table.dealer.move(pc, "muck", Face.DOWN)
+            model.uncover("muck", "hand")
+
+        yield from self._by_hand("muck", sweep)
+
+    def _reach(self, seconds: float) -> Script:
+        """The dealer's hand passes over the board."""
+        yield from self._until_dealer_free()
+        self._noted("reach", "board")
+        self.table.model.cover("board", "hand")
+        yield _Sleep(seconds)
+        self.table.model.uncover("board", "hand")
+        yield _Sleep(self.settle)
 
     def _answer_alerts(self) -> Script:
         """The dealer carries out every open game alert's remedy; the station resolves it."""

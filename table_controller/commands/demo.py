@@ -25,10 +25,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated: rfid, camera (default both)")
     parser.add_argument("--plain", action="store_true",
                         help="plain lines even on a terminal")
+    parser.add_argument("--behaviours", default="",
+                        help="rates of what players and the dealer do with the cards, as "
+                             "NAME=RATE,... (peek, square, protect, slide, reach, muck), or "
+                             "'off'; default: realistic rates (docs/simulator.md)")
+    parser.add_argument("--felt", default="green",
+                        help="the camera's cloth: green, blue, grey, black or printed")
+    parser.add_argument("--light", default="neutral",
+                        help="the room's light: neutral, cool, warm or low")
 
 
 def run(args: argparse.Namespace) -> int:
     from hw_sim.harness.autoplay import AutoPlayError, AutoTable, HandReport
+    from hw_sim.harness.behaviours import Behaviours
 
     sensors = tuple(s.strip() for s in args.sensors.split(",") if s.strip())
     if not sensors or any(s not in ("rfid", "camera") for s in sensors):
@@ -37,12 +46,18 @@ def run(args: argparse.Namespace) -> int:
     if not 2 <= args.seats <= 10 or not 0.0 <= args.error_rate <= 1.0 or args.hands < 0:
         print("demo: --seats is 2..10, --error-rate 0..1, --hands 0 or more", file=sys.stderr)
         return 2
+    try:
+        behaviours = Behaviours(felt=args.felt, light=args.light).with_rates(args.behaviours)
+    except ValueError as exc:
+        print(f"demo: {exc}", file=sys.stderr)
+        return 2
     live = sys.stdout.isatty() and not args.plain
     view = _LiveView() if live else _PlainView()
     try:
         table = AutoTable(seats=args.seats, seed=args.seed, error_rate=args.error_rate,
                           sensors=sensors, on_alert=view.alert, on_hand_end=view.hand_end,
-                          on_update=view.update, on_resolved=view.resolved)
+                          on_update=view.update, on_resolved=view.resolved,
+                          behaviours=behaviours)
     except AutoPlayError as exc:
         print(f"demo: {exc}", file=sys.stderr)
         return 1

@@ -42,6 +42,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "action, ...); default: the simulated station plays by itself")
     parser.add_argument("--error-rate", type=float, default=0.05,
                         help="--sim: fraction of hands with a dealer error (default 0.05)")
+    parser.add_argument("--behaviours", default="",
+                        help="--sim: rates of what the players and the dealer do with the "
+                             "cards, NAME=RATE,... (peek, square, protect, reach, muck) or "
+                             "'off'; default: realistic rates (docs/simulator.md)")
+    parser.add_argument("--felt", default="green",
+                        help="--sim: the camera's cloth: green, blue, grey, black or printed")
+    parser.add_argument("--light", default="neutral",
+                        help="--sim: the room's light: neutral, cool, warm or low")
     parser.add_argument("--journal", help="journal file (overrides [journal] path)")
     parser.add_argument("--log-level", default="INFO",
                         choices=("DEBUG", "INFO", "WARNING", "ERROR"))
@@ -86,12 +94,20 @@ def run(args: argparse.Namespace) -> int:
     served = config.station.listen is not None
     try:
         if args.sim:
+            from hw_sim.harness.behaviours import Behaviours
             from hw_sim.harness.run_sim import build_sim_controller
 
+            try:
+                behaviours = Behaviours(felt=args.felt, light=args.light).with_rates(
+                    args.behaviours)
+            except ValueError as exc:
+                print(f"run: {exc}", file=sys.stderr)
+                return 2
             controller = build_sim_controller(config, seed=args.seed, manual=args.manual,
                                               error_rate=args.error_rate,
                                               commands=station.commands(),
-                                              attach=station.desk.attach)
+                                              attach=station.desk.attach,
+                                              behaviours=behaviours)
         else:
             controller = build_controller(config, commands=station.commands(),
                                           attach=station.desk.attach)

@@ -10,7 +10,9 @@
 - one card too many once every seat has two: EXTRA_CARD_BURN [003]; two: a misdeal
   (MISDEAL_WRONG_CARD_COUNT, "two or more extra cards" [002 #31]);
 - at the first betting action a seat dealt in with other than two cards:
-  MISDEAL_WRONG_CARD_COUNT [002 #31] [000] [003].
+  MISDEAL_WRONG_CARD_COUNT [002 #31] [000] [003]. A card dealt to the seat that has since left
+  the felt (held up off the antenna, hidden under the other card) is still the player's: it
+  was dealt to him, and "dealt" is what the rule counts.
 
 Every misdeal after substantial action is MISDEAL_AFTER_ACTION instead ([002 #32], TDA 2024 36).
 """
@@ -49,8 +51,11 @@ def seat_card(ctx: CheckContext, tc: TrackedCard, seat: int, f: Fused) -> list[A
         why = "is empty" if seat not in ctx.table.stacks else "is not dealt in this hand"
         return misdeal(ctx, "MISDEAL_EMPTY_SEAT", f.t, seat=seat, cards=_cards(tc),
                        message=f"A card was dealt to seat {seat}, which {why}")
-    if len(hand_cards(ctx, seat_zone(seat))) <= deal.counts[seat]:
-        return []  # a card of this seat back in place (a player's peek, a lost track)
+    if len(hand_cards(ctx, seat_zone(seat), settled=True)) <= deal.counts[seat]:
+        # a card of this seat back in place (a player's peek, a lost track); a card every
+        # sensor lost a moment ago is not counted: it is the one seen again (the camera's
+        # new track of a card a chip or a protector was just taken off)
+        return []
     verdict = deal.judge(seat) if not run.deal_over else Placement.OK
     if seat in run.replacement_due and (run.deal_over or verdict is not Placement.OK):
         del run.replacement_due[seat]  # the exposed card's replacement [000] [003]
@@ -166,6 +171,20 @@ def card_left_seat(ctx: CheckContext, tc: TrackedCard, seat: int) -> None:
         run.deal.forget(tc.pid)
 
 
+def _held_off_felt(ctx: CheckContext, seat: int, cards: list[TrackedCard]) -> int:
+    """Cards dealt to ``seat`` that no sensor sees now and that went nowhere else: a player
+    holding them up to look, a card the camera cannot see under the other ([002 #31] counts the
+    cards dealt to a player, not the ones lying flat). A card of the seat that the picture
+    lost and found again is a new card there, not recorded in the deal: it stands for one of
+    the lost ones."""
+    run = ctx.run
+    assert run is not None
+    dealt = {pid for s, pid in run.deal.dealt if s == seat and pid >= 0}
+    gone = sum(1 for pid in dealt if ctx.picture.get(pid) is None)
+    found_again = sum(1 for tc in cards if tc.pid not in dealt)
+    return max(gone - found_again, 0)
+
+
 def deal_end(ctx: CheckContext, t: float) -> list[Alert]:
     """The first betting action ends the deal: every seat dealt in holds two cards
     (MISDEAL_WRONG_CARD_COUNT, [002 #31] [000] [003]). Known hole cards go to the engine."""
@@ -176,7 +195,8 @@ def deal_end(ctx: CheckContext, t: float) -> list[Alert]:
                if a.code in ("EXPOSED_CARD_REPLACE", "EXTRA_CARD_BURN", "JOKER")}
     for seat in run.deal.order:
         cards = hand_cards(ctx, seat_zone(seat))
-        if len(cards) != CARDS_EACH and seat not in pending:
+        held = _held_off_felt(ctx, seat, cards)
+        if len(cards) + held != CARDS_EACH and seat not in pending:
             return misdeal(ctx, "MISDEAL_WRONG_CARD_COUNT", t, seat=seat, cards=[],
                            message=f"Seat {seat} holds {len(cards)} card(s) when the betting "
                                    "starts")

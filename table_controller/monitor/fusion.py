@@ -17,7 +17,9 @@ Rules of fusion (docs/monitor.md, "Fusion and settle time"):
   face-up card). ``sensor_lag`` is how much later one sensor may legitimately report what the
   other already did (:func:`sensor_lag`).
   Stacked zones (burn, muck, shuffler) are exempt from presence conflicts: a camera sees only the
-  top card of a pile.
+  top card of a pile. A card on a seat that the reader lost while the camera still has it is
+  a player holding his cards up to look at them (a peek: off the antenna, in the camera's view
+  or under his hand): that disagreement counts only after ``peek_time`` more.
 - A sensor that is offline is left out: the other one drives the picture alone, and nothing it
   said before going offline counts as a disagreement.
 """
@@ -31,7 +33,7 @@ from enum import StrEnum
 from table_controller.monitor.cards_in_play import CardPicture, TrackedCard
 from table_controller.vocabulary.cards import Card
 from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
-from table_controller.vocabulary.zones import BURN, MUCK, SHUFFLER
+from table_controller.vocabulary.zones import BURN, MUCK, SHUFFLER, seat_of
 
 STACKED_ZONES = frozenset({BURN, MUCK, SHUFFLER})
 
@@ -83,10 +85,11 @@ class SensorFusion:
     """Turns :class:`CardObservation` records into :class:`Fused` picture changes."""
 
     def __init__(self, *, sensors: frozenset[str], settle_time: float,
-                 sensor_lag: float = 0.0) -> None:
+                 sensor_lag: float = 0.0, peek_time: float = 0.0) -> None:
         self.picture = CardPicture()
         self.settle_time = settle_time
         self.conflict_time = settle_time + sensor_lag  # RFID against camera (:func:`sensor_lag`)
+        self.peek_time = peek_time
         self._configured = {Source(s) for s in sensors}
         self._online = {Source.RFID: True, Source.CAMERA: True}
         self._both = self._both_now()  # asked for every card at every tick: kept up to date
@@ -246,6 +249,52 @@ class SensorFusion:
             out.append(Fused(Change.FACE, tc, tc.zone, t))
         return out
 
+    def _release_named(self, obs: CardObservation) -> None:
+        """A new camera track names a face whose tag lies in the same zone under another
+        camera track: it is that card (the camera lost it under a chip, a protector or the
+        other card and found it again a little further on). The old track is let go (its
+        removal, when it comes, is nothing)."""
+        if obs.card is None:
+            return
+        pic = self.picture
+        for tc in pic:
+            if (tc.zone == obs.zone and tc.rfid_key is not None and tc.card == obs.card
+                    and not tc.pending and tc.camera_key not in (None, obs.key)):
+                old = tc.camera_key
+                assert old is not None
+                if pic.by_camera.get(old) is tc:
+                    del pic.by_camera[old]
+                self._retired.add(old)
+                tc.camera_key, tc.camera_seen = None, False
+                return
+
+    def _found_again(self, tc: TrackedCard) -> list[Fused] | None:
+        """The camera lost the tagged card ``tc`` while a card it has just started to track
+        waits for a tag in the same zone: that is ``tc`` seen again a little further on (a chip
+        or a protector laid on it or taken off moved its outline). The waiting track becomes
+        ``tc``'s; None when there is none."""
+        if tc.rfid_key is None or not tc.rfid_seen:
+            return None
+        pic = self.picture
+        waiting = [c for c in pic if c.zone == tc.zone and c.pending and c.rfid_key is None
+                   and c.camera_key is not None and _compatible(c.camera_card, tc.card)]
+        if not waiting:
+            return None
+        cam = min(waiting, key=lambda c: c.seq)
+        key = cam.camera_key
+        assert key is not None
+        pic.forget(cam)
+        if tc.camera_key is not None and pic.by_camera.get(tc.camera_key) is tc:
+            del pic.by_camera[tc.camera_key]
+        tc.camera_key, tc.camera_seen, tc.camera_card = key, True, cam.camera_card
+        pic.by_camera[key] = tc
+        out: list[Fused] = []
+        if cam.face is not Face.UNKNOWN and cam.face is not tc.face:
+            tc.face = cam.face
+            out.append(Fused(Change.FACE, tc, tc.zone, cam.placed_t, flipped=True))
+        self._refresh(tc, cam.placed_t)
+        return out
+
     def _camera_candidate(self, zone: str, card: Card | None) -> TrackedCard | None:
         """A card in ``zone`` the camera sees and no tag names yet."""
         found = [c for c in self.picture if c.zone == zone and c.rfid_key is None
@@ -253,9 +302,11 @@ class SensorFusion:
         return self._best(found, card, lambda c: c.camera_card)
 
     def _tag_candidate(self, zone: str, card: Card | None) -> TrackedCard | None:
-        """A card in ``zone`` the reader sees and no camera track covers yet."""
-        found = [c for c in self.picture if c.zone == zone and c.camera_key is None
-                 and c.rfid_seen and not c.pending]
+        """A card in ``zone`` the reader sees and no camera track covers: none yet, or one the
+        camera lost (a card hidden under the other of a squared pair, seen again once they are
+        spread)."""
+        found = [c for c in self.picture if c.zone == zone and c.rfid_seen and not c.pending
+                 and (c.camera_key is None or not c.camera_seen)]
         return self._best(found, card, lambda c: c.card)
 
     @staticmethod
@@ -300,10 +351,13 @@ class SensorFusion:
             tc.camera_key, tc.camera_seen = None, False
             self._refresh(tc, t)
         self._retired.discard(obs.key)
+        self._release_named(obs)
         tag = self._tag_candidate(obs.zone, obs.card)
         if tag is not None:
             if self._guessing and (obs.card is None or tag.card != obs.card):
                 self._guessed.add(obs.key)
+            if tag.camera_key is not None and pic.by_camera.get(tag.camera_key) is tag:
+                del pic.by_camera[tag.camera_key]  # the track the camera lost
             tag.camera_key, tag.camera_seen = obs.key, True
             pic.by_camera[obs.key] = tag
             out = self._camera_sees(tag, obs, flipped=False)
@@ -410,6 +464,9 @@ class SensorFusion:
             if tc.pending:
                 self.picture.forget(tc)  # never reached the game
                 return []
+            found = self._found_again(tc)
+            if found is not None:
+                return found
         if not self._seen(tc) and tc.gone_since is None:
             tc.gone_since = obs.t
         self._refresh(tc, obs.t)
@@ -434,10 +491,19 @@ class SensorFusion:
                 out.append(Fused(Change.ENTERED, tc, tc.zone, now))
             self._refresh(tc, now)
             if (tc.disagree_since is not None and not tc.conflict_raised
-                    and now - tc.disagree_since >= self.conflict_time):
+                    and now - tc.disagree_since >= self._conflict_after(tc)):
                 tc.conflict_raised = True
                 out.append(Fused(Change.CONFLICT, tc, tc.zone, now, detail=self._why(tc)))
         return out
+
+    def _conflict_after(self, tc: TrackedCard) -> float:
+        """How long ``tc``'s sensors may disagree: a hole card the reader lost and the camera
+        still has may be held up by its player (a peek) for ``peek_time`` more."""
+        if (tc.rfid_key is not None and not tc.rfid_seen and tc.camera_seen
+                and seat_of(tc.zone) is not None
+                and (tc.card is None or tc.camera_card is None or tc.card == tc.camera_card)):
+            return self.conflict_time + self.peek_time
+        return self.conflict_time
 
     def _why(self, tc: TrackedCard) -> str:
         if tc.card is not None and tc.camera_card is not None and tc.card != tc.camera_card:

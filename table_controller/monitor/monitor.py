@@ -69,7 +69,8 @@ class DealingMonitor:
         self.ctx = CheckContext(
             table=table, config=config,
             fusion=SensorFusion(sensors=config.sensors, settle_time=config.settle_time,
-                                sensor_lag=config.sensor_lag),
+                                sensor_lag=config.sensor_lag,
+                                peek_time=config.peek_time),
             book=RemedyBook(), choose_burn=burn_chooser or secure_burn_choice)
         self.events: list[HandEnd] = []  # one record per hand that ended, in order
         self._online = {Source.RFID: True, Source.CAMERA: True}

@@ -43,6 +43,11 @@ class MonitorConfig:
     sensor_lag`` (:func:`table_controller.monitor.fusion.sensor_lag` derives it).
     ``stub_visible``: an antenna or the camera covers the shuffler tray, so the stub can be
     checked at each green button (DECK_INCOMPLETE, [003]).
+    ``peek_time``: seconds a player may hold his hole cards up off the felt to look at them
+    (out of the antenna's field, while the camera still has them: in view, or under his hand)
+    before the reader's missing them counts as a disagreement with the camera; it comes on top
+    of ``settle_time + sensor_lag`` for a card on a seat that the reader lost and the camera
+    still has (docs/monitor.md, fusion).
     """
 
     rules: RulesProfile = "tda"
@@ -50,6 +55,7 @@ class MonitorConfig:
     settle_time: float = 0.3
     stub_visible: bool = False
     sensor_lag: float = 0.0
+    peek_time: float = 4.0
 
     def __post_init__(self) -> None:
         if self.rules not in ("tda", "house"):
@@ -67,6 +73,10 @@ class MonitorConfig:
                 or not 0 <= self.sensor_lag <= 60):
             raise MonitorError(
                 f"MonitorConfig.sensor_lag: {self.sensor_lag!r} must be 0..60 seconds")
+        if (isinstance(self.peek_time, bool) or not isinstance(self.peek_time, (int, float))
+                or not 0 <= self.peek_time <= 60):
+            raise MonitorError(
+                f"MonitorConfig.peek_time: {self.peek_time!r} must be 0..60 seconds")
 
 
 @dataclass(frozen=True, slots=True)
