@@ -146,7 +146,8 @@ class AutoTable:
         self.behaviours = behaviours
         self.behave_rng = random.Random(f"behaviours:{seed}")
         self.error_rate = error_rate
-        self.error_kinds = kinds_seen(sensors)  # names of dealer_errors.KINDS
+        # names of dealer_errors.KINDS; the in-process link has no antenna under the tray
+        self.error_kinds = kinds_seen(sensors, tray=rfid_link == "pty")
         link = LINK_FAULTS if rfid_link == "pty" else IN_PROCESS_FAULTS
         self.fault_kinds = ((link if "rfid" in sensors else ())
                             + (CAMERA_FAULTS if "camera" in sensors else ()))

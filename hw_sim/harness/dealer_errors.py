@@ -139,7 +139,13 @@ def mode_of(sensors: Collection[str]) -> str:
     return next(iter(chosen))
 
 
-def kinds_seen(sensors: Collection[str]) -> list[str]:
-    """The kinds a table with ``sensors`` can see, in catalogue order."""
+TRAY_KINDS = frozenset({"card_off_table"})
+"""Kinds only the antenna under the shuffler tray sees (it counts the deck at the green button);
+the RFID link played in-process has no tray antenna."""
+
+
+def kinds_seen(sensors: Collection[str], *, tray: bool = True) -> list[str]:
+    """The kinds a table with ``sensors`` can see, in catalogue order; without ``tray`` (no
+    antenna under the shuffler tray) not those of :data:`TRAY_KINDS`."""
     mode = mode_of(sensors)
-    return [k.name for k in KINDS if k.seen_in(mode)]
+    return [k.name for k in KINDS if k.seen_in(mode) and (tray or k.name not in TRAY_KINDS)]
