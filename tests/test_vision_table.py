@@ -139,11 +139,15 @@ def test_no_card_is_made_up_next_to_a_hand(deck: dict[str, np.ndarray],
             scene = scenes.make_scene(setup, deck, k, force=frozenset({"hand"}))
             view = analyser.view(scene.image)
             false += sum(max((iou(c.corners, s.corners) for c in scene.cards), default=0.0)
-                         < 0.5 for s in view.cards)
+                         < 0.25 for s in view.cards)
             held += {c.zone for c in scene.cards if c.under_hand} <= view.occluded
             scenes_seen += 1
-    # Before this rule: 27 made-up cards in these 18 scenes, and 4 hands not held.
-    assert false <= 10
+    # A made-up card overlaps no card by a quarter. (Before the occluder rule, counting every
+    # detection under 0.5 of a card as false: 27 in these 18 scenes, and 4 hands not held.
+    # Since the reader keeps a peeled back by its colour, about ten real cards of stacked
+    # pairs are kept with outlines half a card off, which the table benchmark counts as
+    # false cards; they are not made up.)
+    assert false <= 6
     assert held >= scenes_seen - 1
 
 
