@@ -128,7 +128,7 @@ def test_lowered_since_names_what_went_down() -> None:
     assert book.lowered_since(before) == [held_key(a)] and book.held(held_key(a)) == 0
     assert book.alerts == (b,) and book.alerts is book.alerts  # one tuple per version
     book.close_hand(2.0)
-    assert book.lowered_since(before) is None and book.alerts == ()
+    assert book.lowered_since(before) is None and not book.alerts
 
 
 def test_dismiss_with_an_unhashable_id_finds_nothing() -> None:
