@@ -119,14 +119,97 @@ def _weight(d: Daemon) -> dict[str, int]:
     return out
 
 
+# ---------------------------------------------------------------------- open alerts, in process
+OPEN_SIZES = (10, 1_000, 3_000)
+
+
+def _controller_with_station(folder: Path) -> tuple[Any, Any, Any]:
+    """A controller as ``run`` builds it without a page (``[station] listen = "none"``: the
+    station's commands and board, no views), a real journal, no sensors."""
+    from hw_sim.devices.clock import SimClock
+    from table_controller.config import StationSettings
+    from table_controller.daemon.controller import Controller
+    from table_controller.daemon.journal import Journal
+    from table_controller.engine import GameConfig, Table
+    from table_controller.monitor import DealingMonitor, MonitorConfig
+    from table_controller.station import Station
+
+    clock = SimClock()
+    table = Table(GameConfig(small_blind=1, big_blind=2), seats=6)
+    for seat in (1, 2):
+        table.sit(seat, 100)
+    monitor = DealingMonitor(table, config=MonitorConfig(sensors=frozenset({"rfid"})))
+    journal = Journal.open(folder / "journal.sqlite")
+    station = Station(StationSettings(listen=None))
+    controller = Controller(monitor=monitor, sensors=[], journal=journal, clock=clock,
+                            commands=station.commands())
+    journal.start_run(t=clock(), wall="2026-12-02T00:00:00.000+00:00", table_name="bench",
+                      config="{}")
+    station.attach(controller, serve=False, views=False)
+    return clock, controller, station
+
+
+def _foreign(controller: Any, i: int, t: float) -> None:
+    """A tag of no deck put on a seat, then taken away (as ``daemon_latency`` does): its
+    FOREIGN_CARD alert stays open, nobody resolves it."""
+    from table_controller.vocabulary.observations import CardEvent, CardObservation, Source
+
+    for event in (CardEvent.PLACED, CardEvent.REMOVED):
+        controller.observe(CardObservation(event, f"seat{1 + i % 6}", t, Source.RFID,
+                                           key=f"04b0{i:010x}", foreign=True))
+
+
+def open_alert_costs(sizes: tuple[int, ...] = OPEN_SIZES, repeat: int = 200
+                     ) -> dict[str, dict[str, float]]:
+    """The cost of one loop step with nothing new (``Controller.step``) and of one observation
+    that raises an alert (a foreign tag put down and taken away, then ``step``), with ``n``
+    FOREIGN_CARD alerts open (between hands, never resolved: the case of ``daemon_latency``),
+    the station attached as ``run`` attaches it without a page. Median over ``repeat`` of
+    each, in ms."""
+    out: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-open-alerts-") as tmp:
+        clock, controller, _station = _controller_with_station(Path(tmp))
+        raised = 0
+        try:
+            for n in sizes:
+                while raised < n:
+                    clock.advance(0.01)
+                    _foreign(controller, raised, clock())
+                    raised += 1
+                controller.step()
+                steps, events = [], []
+                for _ in range(repeat):
+                    clock.advance(0.02)
+                    t0 = time.perf_counter()
+                    controller.step()
+                    steps.append(time.perf_counter() - t0)
+                for _ in range(repeat // 10):  # each adds one open alert: n stays about n
+                    clock.advance(0.02)
+                    t0 = time.perf_counter()
+                    _foreign(controller, raised, clock())
+                    controller.step()
+                    events.append(time.perf_counter() - t0)
+                    raised += 1
+                assert len(controller.monitor.open_alerts) == raised
+                out[str(n)] = {"step_ms": round(1000 * statistics.median(steps), 3),
+                               "observation_ms": round(1000 * statistics.median(events), 3)}
+        finally:
+            controller.close()
+    return out
+
+
 def main(quick: bool) -> dict[str, object]:
     from playwright.sync_api import sync_playwright
 
     from tests.browser import VIEWPORTS, launch
 
     count = 30 if quick else 200
+    costs = open_alert_costs()
+    print(f"{'open alerts':>12}{'loop step ms':>14}{'observation ms':>16}")
+    for n, c in costs.items():
+        print(f"{n:>12}{c['step_ms']:>14.3f}{c['observation_ms']:>16.3f}")
     folder = Path(tempfile.mkdtemp(prefix="bench-station-"))
-    results: dict[str, object] = {}
+    results: dict[str, object] = {"open_alerts_cost": costs}
     try:
         with_station = start_daemon(folder / "with", config_text(folder / "with", players=2))
         try:

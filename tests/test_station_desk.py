@@ -17,7 +17,7 @@ from table_controller.daemon.journal import Journal
 from table_controller.engine import GameConfig, Hand, HandResult, PotAward, Structure
 from table_controller.monitor import HandEnd
 from table_controller.phh import format_action, loads
-from table_controller.station.alerts import AlertBoard, Shown, present
+from table_controller.station.alerts import AlertBoard, ScannedHeld, Shown, present
 from table_controller.station.view import hand_result, quick_amounts
 from tests.station_kit import StationRig, make_station_rig
 
@@ -181,7 +181,7 @@ def test_no_hole_card_reaches_the_view(rig: StationRig) -> None:
 
 
 def test_hole_cards_in_an_alert_are_named_by_their_seat() -> None:
-    board = AlertBoard(open_alerts=tuple)
+    board = AlertBoard(held=ScannedHeld(tuple))
     entry = Shown(id=4, key=("DUPLICATE_CARD", 2, 3), held=True, hand_at=2, payload={
         "code": "DUPLICATE_CARD", "severity": "stop", "hand": 2, "seat": 3,
         "cards": ["As", "Kd"], "rule": "TDA 35-E", "message": "As at seat 3 and Kd on the board",

@@ -361,7 +361,7 @@ class Controller:
         for resolved in out.resolved:
             self._alert_resolved(resolved)
         if floor or out.resolved:
-            self.published.keep(self.monitor.open_alerts)
+            self.published.keep_held(self.monitor.book)
         if out.hand_ended is not None:
             self._hand_ended(out.hand_ended)
         self._sync_lamps(t)
@@ -439,10 +439,10 @@ class Controller:
         """A game alert's lamp stays lit while the monitor holds it open."""
         if self.outputs is None:
             return
-        still = {a.code for a in self.monitor.open_alerts}
+        book = self.monitor.book  # by code: the same cost with 10 or 3,000 alerts open
         for code in list(self._lamps):
             severity = CATALOGUE[code].severity
-            if severity in (Severity.STOP, Severity.FIX, Severity.WARN) and code not in still:
+            if severity in (Severity.STOP, Severity.FIX, Severity.WARN) and not book.has(code):
                 self.outputs.resolve(code, self.clock())
                 self._lamps.discard(code)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from table_controller.monitor.remedies import RemedyBook
 from table_controller.vocabulary.alerts import Alert
 
 Key = tuple[Any, Any, Any]
@@ -24,6 +25,8 @@ class PublishedAlerts:
         self.count = 0
         self.last: dict[str, Any] | None = None
         self._open: dict[Key, dict[str, Any]] = {}
+        self._fresh: set[Key] = set()  # published since the last keep_held
+        self._version = -1  # the book's version at the last keep_held (-1: never)
 
     def add(self, floor: Mapping[str, Any], *, update: bool = False) -> None:
         """One alert as published; a later one of the same code, hand and seat replaces it.
@@ -37,7 +40,9 @@ class PublishedAlerts:
         else:
             self.count += 1
             self.last = kept
-        self._open[_key(floor.get("code"), floor.get("hand"), floor.get("seat"))] = kept
+        key = _key(floor.get("code"), floor.get("hand"), floor.get("seat"))
+        self._open[key] = kept
+        self._fresh.add(key)
 
     def resolved(self, alert_id: Any) -> None:
         """The alert ``alert_id`` ended (``alert_resolved``): it is no longer open."""
@@ -48,6 +53,18 @@ class PublishedAlerts:
             return
         for key in [k for k, v in self._open.items() if v.get("id") == alert_id]:
             del self._open[key]
+
+    def keep_held(self, book: RemedyBook) -> None:
+        """:meth:`keep` against the monitor's book, looking only at the keys published or
+        lowered since the last call (a whole pass when the book closed a hand), so its cost
+        does not grow with the number of alerts open (issue 10)."""
+        lowered = book.lowered_since(self._version)
+        keys: Iterable[Key] = list(self._open) if lowered is None else {*lowered, *self._fresh}
+        for key in keys:
+            if key in self._open and book.held(key) == 0:
+                del self._open[key]
+        self._version = book.version
+        self._fresh.clear()
 
     def keep(self, open_alerts: Iterable[Alert]) -> None:
         """Forget the published alerts the monitor no longer holds open."""

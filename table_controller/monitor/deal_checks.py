@@ -191,8 +191,8 @@ def deal_end(ctx: CheckContext, t: float) -> list[Alert]:
     run = ctx.run
     assert run is not None
     run.deal_over = True
-    pending = {a.seat for a in ctx.book.alerts
-               if a.code in ("EXPOSED_CARD_REPLACE", "EXTRA_CARD_BURN", "JOKER")}
+    pending = {a.seat for code in ("EXPOSED_CARD_REPLACE", "EXTRA_CARD_BURN", "JOKER")
+               for a in ctx.book.of_code(code)}
     for seat in run.deal.order:
         cards = hand_cards(ctx, seat_zone(seat))
         held = _held_off_felt(ctx, seat, cards)

@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from table_controller.config import StationSettings
 from table_controller.daemon.controller import Command
 from table_controller.monitor.output import MonitorOutput
-from table_controller.station.alerts import AlertBoard
+from table_controller.station.alerts import AlertBoard, Key
 from table_controller.station.bridge import BridgeClosed, RequestBridge, ViewHub
 from table_controller.station.desk import Desk
 from table_controller.station.view import Facts, build_view, hand_result
@@ -52,7 +52,7 @@ class Station:
     def __init__(self, settings: StationSettings, *, sim: bool = False) -> None:
         self.settings = settings
         self.boot = secrets.token_hex(8)  # a new one at each start: pages know to start over
-        self.board = AlertBoard(open_alerts=self._open_alerts)
+        self.board = AlertBoard(held=_MonitorHeld(self))
         self.desk = Desk(self.board, clock_time=settings.clock_time,
                          clock_count=settings.clock_count)
         self.facts = Facts(desk=self.desk, sim=sim)
@@ -65,9 +65,6 @@ class Station:
     def commands(self) -> dict[str, tuple[Command, frozenset[str]]]:
         """The station's console commands, for ``build_controller(commands=...)``."""
         return self.desk.commands()
-
-    def _open_alerts(self) -> tuple[Any, ...]:
-        return () if self.controller is None else tuple(self.controller.monitor.open_alerts)
 
     # ------------------------------------------------------------------ start and stop
     def attach(self, controller: Controller, *, serve: bool = True,
@@ -187,6 +184,27 @@ class Station:
         """Queue a page's request; returns the future of its answer (raises
         :class:`BridgeClosed` when the controller is stopping)."""
         return self.requests.submit(request)
+
+
+class _MonitorHeld:
+    """The board's view of the open alerts of the attached controller's monitor (its
+    ``RemedyBook``: constant time whatever the number open); none before it is attached."""
+
+    def __init__(self, station: Station) -> None:
+        self._station = station
+
+    @property
+    def version(self) -> int:
+        controller = self._station.controller
+        return 0 if controller is None else controller.monitor.book.version
+
+    def held(self, key: Key) -> int:
+        controller = self._station.controller
+        return 0 if controller is None else controller.monitor.book.held(key)
+
+    def lowered_since(self, version: int) -> Iterable[Key] | None:
+        controller = self._station.controller
+        return None if controller is None else controller.monitor.book.lowered_since(version)
 
 
 def _after(first: Callable[[MonitorOutput], None] | None,
