@@ -6,6 +6,7 @@ answers is reported and does not hold up the others."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -91,6 +92,39 @@ def test_a_floor_that_was_away_catches_up_from_the_journal(tmp_path: Path,
         wait_for(lambda: not table.journal_pending(), "alerts still pending")
         assert floor.hub.table_view("t9")["online"] is False
         assert floor.hub.tables["t1"].hand == 2  # the snapshot: the hand in progress
+    finally:
+        floor.close()
+
+
+def test_a_follower_stopped_again_closes_nobody_elses_descriptors(tmp_path: Path) -> None:
+    """The floor's close stops a follower that was stopped before (the floor went away, then
+    came back): its wake-up pipe's numbers are by then another's (the new follower's pipe, a
+    libzmq socket's, which made libzmq abort in poll with "Bad file descriptor"). Here a pipe
+    is put on those numbers: the second stop, and an acknowledgement after it, leave it be."""
+    floor = Floor(tmp_path, {"t1": "Table 1"})
+    try:
+        follower = floor.follow(link(SimTable(tmp_path / "t1", "t1")))  # nobody there
+        numbers = (follower._wake_read, follower._wake_write)
+        other_read, other_write = os.pipe()  # made now, so on other numbers
+        follower.stop()
+        for fd in numbers:
+            with pytest.raises(OSError):
+                os.fstat(fd)  # closed by the first stop
+        os.dup2(other_read, numbers[0])
+        os.dup2(other_write, numbers[1])
+        for fd in (other_read, other_write):
+            os.close(fd)
+        try:
+            follower.stop()
+            follower.acknowledge(1, "anna")
+            for fd in numbers:
+                os.fstat(fd)  # still open
+            os.set_blocking(numbers[0], False)
+            with pytest.raises(BlockingIOError):
+                os.read(numbers[0], 1)  # and nothing was written into it
+        finally:
+            for fd in numbers:
+                os.close(fd)
     finally:
         floor.close()
 

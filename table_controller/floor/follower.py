@@ -121,6 +121,7 @@ class Follower:
         self._wake_read, self._wake_write = os.pipe()
         os.set_blocking(self._wake_read, False)
         os.set_blocking(self._wake_write, False)
+        self._wake_lock = threading.Lock()  # no write to the pipe once stop() closed it
         self._requested: queue.SimpleQueue[tuple[int, str]] = queue.SimpleQueue()
         self._to_acknowledge: dict[int, tuple[str, int]] = {}  # id -> (by, tries left)
         self._last = {c: hub.store.last_seq(link.id, c) or 0 for c in CHANNELS}
@@ -139,7 +140,9 @@ class Follower:
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop the thread (it closes its sockets); a request under way is abandoned within
-        :data:`STOP_SLICE` seconds."""
+        :data:`STOP_SLICE` seconds. Stopping again does nothing: the wake-up pipe is closed
+        once, as its descriptors' numbers are soon another's (a new follower's pipe, a libzmq
+        socket's; closing those made libzmq abort in poll)."""
         self._stop.set()
         self._wake()
         if self._thread.is_alive():
@@ -147,8 +150,11 @@ class Follower:
         if self._thread.is_alive():  # never seen; its sockets are its own, leave them
             log.error("the follower of table %s did not stop", self.link.id)
             return
-        for fd in (self._wake_read, self._wake_write):
-            with contextlib.suppress(OSError):
+        with self._wake_lock:
+            fds = (self._wake_read, self._wake_write)
+            self._wake_read = self._wake_write = -1
+        for fd in fds:
+            if fd >= 0:
                 os.close(fd)
 
     def acknowledge(self, alert_id: int, by: str) -> bool:
@@ -163,8 +169,11 @@ class Follower:
         return self._last[channel]
 
     def _wake(self) -> None:
-        with contextlib.suppress(OSError):  # full (a wake-up is pending anyway) or closed
-            os.write(self._wake_write, b"x")
+        with self._wake_lock:
+            if self._wake_write < 0:  # stopped: nobody to wake
+                return
+            with contextlib.suppress(BlockingIOError):  # full: a wake-up is pending anyway
+                os.write(self._wake_write, b"x")
 
     # ------------------------------------------------------------------ the thread
     def _run(self) -> None:
