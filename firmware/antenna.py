@@ -24,6 +24,8 @@ Strategy per scan (the field is on only for the scan, so one antenna radiates at
   (:data:`SUSPECT_MISSES` in a row with no newcomer),
   so a newcomer missed once (a flicker) is read at the next scan, not 16 scans later.
   Below :data:`ROLLING_BELOW` tags the antenna goes back to full inventories.
+  A tag that left another antenna and is read nowhere is *expected* (:meth:`Antenna.expect`):
+  a rolling antenna asks for it by UID at its next scans, and one that answers is a newcomer.
   Why several full inventories: a tag in a flicker burst misses every inventory of it, and a
   rolling antenna asks for a tag it does not know only when its sixteenth comes round (up to 16
   scans, 1.6 s, later). Going rolling after two agreeing inventories lost a tag that flickered
@@ -52,6 +54,7 @@ class Antenna:
         self._tags: set[bytes] = set()
         self._fresh: set[bytes] = set()
         self._suspects: dict[bytes, int] = {}   # uid -> consecutive misses
+        self._expected: dict[bytes, int] = {}   # uid -> scans it is still asked for
         self._recent: list[set[bytes]] = []    # full inventories since the last newcomer
         self._rolling = False
         self._nibble = 0
@@ -89,6 +92,7 @@ class Antenna:
         """A full inventory; after :data:`SUSPECT_MISSES` of them with no newcomer, a large
         pile goes rolling with every tag any of them read (module docstring)."""
         found = self.inventory.run(one_slot_first=len(self._tags) <= 1)
+        self._expected = {}             # a full inventory hears every tag that answers
         self._covered = -1
         self._fresh = found
         self._suspects = {}
@@ -120,7 +124,7 @@ class Antenna:
                 if suspects[uid] >= SUSPECT_MISSES:
                     del suspects[uid]
                     self._tags.discard(uid)
-        found = self.inventory.run(nibble, 4)
+        found = self.inventory.run(nibble, 4) | self._ask_expected()
         if found - self._tags:
             self._rolling = False       # newcomers: full inventories until they agree again
             self._recent = []
@@ -131,6 +135,27 @@ class Antenna:
         self._fresh = found
         return ({uid for uid in self._tags if uid[-1] & 0xF != nibble} | found
                 | (set(suspects) & self._tags))
+
+    def _ask_expected(self) -> set[bytes]:
+        """The expected tags asked for by UID; the first that answers is a newcomer (the
+        full inventories it brings find the others), each is asked for at most
+        :data:`SUSPECT_MISSES` scans (a flicker outlasts none of them)."""
+        expected = self._expected
+        for uid in list(expected):
+            if self.inventory.answers(uid):
+                expected.clear()
+                return {uid}
+            expected[uid] -= 1
+            if expected[uid] <= 0:
+                del expected[uid]
+        return set()
+
+    def expect(self, uid: bytes) -> None:
+        """A tag that left another antenna and is read nowhere: a rolling antenna asks for it
+        by UID at its next scans, since it may have landed here (a card gathered into the
+        shuffler tray) and its sixteenth may not come round before the Pi's hold runs out."""
+        if self._rolling and uid not in self._tags:
+            self._expected[uid] = SUSPECT_MISSES
 
     def fresh(self, uid: bytes) -> bool:
         """Whether the last scan read ``uid`` itself (not carried over)."""

@@ -338,6 +338,41 @@ def test_a_tray_tag_flickering_as_full_inventories_resume_is_not_lost() -> None:
         ctrl.stop()
 
 
+def test_cards_gathered_into_a_rolling_tray_are_read_there_before_the_hold_runs_out() -> None:
+    """At the end of a hand the cards on the felt are gathered into the tray, whose rolling
+    inventory asks one sixteenth of the UID space per cycle. Cards of a sixteenth it had just
+    asked were found 15 cycles later: the Pi's hold ran out, the cards were removed from the
+    felt and not yet in the stub, and a green button then saw the deck short (a false
+    DECK_INCOMPLETE). A tag read nowhere is now asked for by UID on the rolling tray."""
+    ctrl = VirtualRfidController(flicker=NO_FLICKER, seed=14)
+    stub = [uid(100 + i) for i in range(40)]
+    nibble = 9
+    felt = [u for u in (uid(400 + i) for i in range(200)) if u[-1] & 0xF == nibble][:4]
+    try:
+        for u in stub:
+            ctrl.place(u, 13)
+        for i, u in enumerate(felt):
+            ctrl.place(u, i // 2)        # two seats, two cards each
+        tray = ctrl.core.readers[13]
+        assert isinstance(tray, Antenna)
+        for _ in range(40):
+            ctrl.scan_once()
+            if tray.rolling and tray._nibble == (nibble + 1) & 0xF:
+                break
+        assert tray.rolling and tray._nibble == (nibble + 1) & 0xF   # the felt's asked last
+        for u in felt:
+            ctrl.place(u, 13)            # gathered
+        on_tray: dict[bytes, int] = {}
+        for cycle in range(1, HOLD_SCANS + 1):
+            for e in ctrl.scan_once():
+                if isinstance(e, TagSeen) and e.antenna == 13 and e.uid in felt:
+                    on_tray.setdefault(e.uid, cycle)
+        assert set(on_tray) == set(felt)
+        assert max(on_tray.values()) <= 3
+    finally:
+        ctrl.stop()
+
+
 # ---------------------------------------------------------------- through the pty
 
 
