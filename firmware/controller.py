@@ -15,7 +15,10 @@ in the simulator (``hw_sim.devices.rfid_controller``). It implements docs/protoc
   edges sent: TAG_SEEN for a tag read now and not before, TAG_GONE for one read before and not
   now (raw, no debouncing). A tag read by two antennas is *contested*: its signal figure is
   measured on each (:meth:`Antenna.measure`), again every :data:`REMEASURE_CYCLES` cycles while
-  it lasts, and a carried-over read on a rolling antenna is dropped at once.
+  it lasts, and a carried-over read on a rolling antenna is dropped at once. A tag that left
+  an antenna and is read on none is *expected* on every rolling antenna (:meth:`Antenna.
+  expect`): a card gathered into the shuffler tray is read there in the next cycle, not when
+  the tray's rolling inventory comes to its sixteenth (up to 16 cycles, past the Pi's hold).
 - **Reporting**: with a protocol 1.1 host every antenna that reads a tag reports it, with its
   figure, and a figure that changes by :data:`RSSI_STEP` or more is reported again with a
   repeated TAG_SEEN; a 1.0 host is told only the strongest antenna per tag.
@@ -385,6 +388,7 @@ class AntennaController:
         tags = self._tags
         changed: set[bytes] = set()
         arrivals: list[tuple[int, bytes]] = []
+        departures: list[tuple[int, bytes]] = []
         for a, seen in enumerate(self._cycle_reads):
             if seen is None:
                 continue
@@ -392,6 +396,7 @@ class AntennaController:
             for uid in old - seen:
                 self._drop(a, uid)
                 changed.add(uid)
+                departures.append((a, uid))
             for uid in seen - old:
                 tags.setdefault(uid, {})[a] = m.RSSI_UNKNOWN
                 arrivals.append((a, uid))
@@ -403,6 +408,11 @@ class AntennaController:
                 if b != a and self.readers[b].rolling and not self.readers[b].fresh(uid):
                     self._drop(b, uid)
                     self.readers[b].forget(uid)
+        for a, uid in departures:        # read nowhere now: it may lie on a rolling antenna
+            if uid not in tags:
+                for b, reader in enumerate(self.readers):
+                    if b != a and reader.rolling:
+                        reader.expect(uid)
         arrived = {uid for _, uid in arrivals}
         remeasure = self.cycles % REMEASURE_CYCLES == 0
         contested = [uid for uid, at in tags.items() if len(at) > 1 and (
