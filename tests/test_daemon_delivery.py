@@ -18,7 +18,7 @@ import zmq
 
 from table_controller.daemon.bus import console_request
 from table_controller.daemon.journal import Journal
-from tests.test_daemon_run import start, stop
+from tests.test_daemon_run import config_text, start, stop
 
 WAIT_MS = 5000
 
@@ -27,30 +27,8 @@ class Daemon:
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
         self.config = tmp / "table.toml"
-        self.config.write_text(f"""
-[table]
-seats = 6
-sensors = ["rfid"]
-[players]
-1 = 100
-2 = 100
-3 = 100
-[rfid]
-port = "loop://"
-[decks]
-db = "decks.sqlite"
-[journal]
-path = "journal.sqlite"
-[station]
-listen = "none"
-[bus]
-public = "ipc://{tmp}/public"
-floor = "ipc://{tmp}/floor"
-console = "ipc://{tmp}/console"
-alerts = "ipc://{tmp}/alerts"
-[sim]
-move_interval = 0.05
-""")
+        self.config.write_text(config_text(tmp, name=None, listen="none",
+                                           extra="[sim]\nmove_interval = 0.05\n"))
         self.console = f"ipc://{tmp}/console"
         self.proc: subprocess.Popen[str] | None = None
 

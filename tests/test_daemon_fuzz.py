@@ -24,7 +24,7 @@ from table_controller.daemon.console_input import (
     MAX_REQUEST_BYTES,
 )
 from table_controller.daemon.journal import Journal
-from tests.test_daemon_run import start, stop
+from tests.test_daemon_run import config_text, start, stop
 
 ANSWER_S = 5.0
 
@@ -66,31 +66,8 @@ class Client:
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Client, Path, Any]]:
     tmp = tmp_path_factory.mktemp("fuzz")
-    (tmp / "table.toml").write_text(f"""
-[table]
-name = "F1"
-seats = 6
-sensors = ["rfid"]
-[players]
-1 = 100
-2 = 100
-3 = 100
-[rfid]
-port = "loop://"
-[decks]
-db = "decks.sqlite"
-[journal]
-path = "journal.sqlite"
-[station]
-listen = "none"
-[bus]
-public = "ipc://{tmp}/public"
-floor = "ipc://{tmp}/floor"
-console = "ipc://{tmp}/console"
-alerts = "ipc://{tmp}/alerts"
-[sim]
-move_interval = 0.05
-""")
+    (tmp / "table.toml").write_text(config_text(tmp, name="F1", listen="none",
+                                                extra="[sim]\nmove_interval = 0.05\n"))
     proc, _ready = start(["run", "--sim", "--manual", "--config", str(tmp / "table.toml")], tmp)
     ctx: zmq.Context[Any] = zmq.Context()
     try:

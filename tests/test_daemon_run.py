@@ -24,11 +24,15 @@ from table_controller.daemon.journal import Journal
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def config_text(tmp_path: Path, port: int = 0) -> str:
+def config_text(tmp_path: Path, port: int = 0, *, name: str | None = "T9",
+                listen: str | None = None, extra: str = "") -> str:
+    """A `run --sim` table on ipc endpoints in ``tmp_path``: the station on ``listen``
+    (default 127.0.0.1:``port``), ``extra`` sections appended; no name line if ``name`` is
+    None."""
+    name_line = f'name = "{name}"\n' if name is not None else ""
     return f"""
 [table]
-name = "T9"
-seats = 6
+{name_line}seats = 6
 sensors = ["rfid"]
 [players]
 1 = 100
@@ -46,8 +50,8 @@ floor = "ipc://{tmp_path}/floor"
 console = "ipc://{tmp_path}/console"
 alerts = "ipc://{tmp_path}/alerts"
 [station]
-listen = "127.0.0.1:{port}"
-"""
+listen = "{listen if listen is not None else f'127.0.0.1:{port}'}"
+{extra}"""
 
 
 def start(args: list[str], cwd: Path, *, env_extra: dict[str, str] | None = None
