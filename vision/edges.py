@@ -15,6 +15,10 @@ from vision.arrays import Image, Quad
 
 _SNAP_T = np.linspace(0.12, 0.88, 14, dtype=np.float32)
 _SNAP_D = np.arange(-6, 6.5, 0.5, dtype=np.float32)
+_NEARBY = 1.0 / (1.0 + (_SNAP_D[1:-1] / 2.5) ** 2)
+"""How much an edge counts by how far it lies from the side as found: the nearest clear edge
+is the card's own, not a stronger one a few pixels off (the outline of the card under it in
+a squared pair or a burn pile, where the top card's own edge is faint: a back on a back)."""
 
 
 def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
@@ -44,7 +48,7 @@ def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
     values = np.asarray(cv2.remap(grey, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_REPLICATE), np.float32).reshape(shape)
     step = np.abs(values[..., 2:] - values[..., :-2])  # across the side, two half-steps
-    best = np.argmax(step, axis=-1)
+    best = np.argmax(step * _NEARBY, axis=-1)
     strength = np.take_along_axis(step, best[..., None], axis=-1)[..., 0]
     offset = _SNAP_D[1:-1][best]  # (K, 4, 14)
     snapped = pts + offset[..., None] * normal[:, :, None, :]

@@ -181,10 +181,13 @@ def plane_from_cards(quads: Sequence[Quad], aspect: float, *, rounds: int = 30) 
         weights = np.array([1.0 if e <= 3 * typical else 0.0 for e in errors])
         keep = np.repeat(weights > 0, 4)
         targets = np.concatenate(fits)
-        new, _ = cv2.findHomography(image_pts[keep], targets[keep], 0)
-        if new is None:
+        # Fitted the other way round (plane to image), so that what is made small is the
+        # corners' error in pixels, which is alike for every card: in the plane a far card's
+        # pixel counts for more, and its corners would pull the fit the most.
+        back, _ = cv2.findHomography(targets[keep], image_pts[keep], 0)
+        if back is None or abs(float(np.linalg.det(back))) < 1e-12:
             break
-        h = np.asarray(new, np.float64)
+        h = np.asarray(np.linalg.inv(back), np.float64)
     return h
 
 
@@ -205,7 +208,7 @@ def lone_cards(frame: Image, table: EmptyTable, aspect: float) -> list[Quad]:
         (_, _), (rw, rh), _ = rect
         short, long = min(rw, rh), max(rw, rh)
         # Perspective foreshortens a card by up to a third either way.
-        if long <= 0 or area < 0.86 * rw * rh or not 0.6 * aspect <= short / long <= min(
+        if long <= 0 or area < 0.78 * rw * rh or not 0.6 * aspect <= short / long <= min(
                 aspect / 0.6, 1.0):
             continue
         quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
