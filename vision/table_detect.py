@@ -339,13 +339,19 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         # An outline through pixel centres is a pixel short of the card each way: on a small
         # card that is several percent.
         px = math.sqrt(max(cv2.contourArea(contour), 1.0) / area)  # pixels per card height
-        slack = 0.04 + 1.5 / px
-        if (abs(short - aspect) < slack * aspect and abs(long - 1) < slack
-                and hull > 0.88 * short * long and area > 0.8 * short * long):
+        slack = 0.1 + 1.5 / px
+        square = hull > 0.88 * short * long and area > 0.8 * short * long
+        # About one card's size: blur, or the plane's error, makes a lone card look a little
+        # larger; a squared pair or a burn pile (the cards a few millimetres apart) does too.
+        # Only a blob very near one card's size is taken for one unexamined; a little larger,
+        # it is peeled, and stays one card unless two are found in it.
+        near_one = square and abs(short - aspect) < slack * aspect and abs(long - 1) < slack
+        if near_one and abs(short - aspect) < (slack - 0.06) * aspect and abs(
+                long - 1) < slack - 0.06:
             quads.append(_single(contour, scale))
             peeled.append(False)
             continue
-        row = _row(p, area, hull, aspect, slack)
+        row = None if near_one else _row(p, area, hull, aspect, slack)
         if row is not None:
             for rect in row:
                 quad = _to(from_plane_small, rect)
@@ -379,6 +385,12 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                      np.linalg.inv(shift) @ from_plane_small)
         limit = max(int(area / aspect * 1.6) + 2, 3)
         rects, left = _peel(blob, aspect, min(limit, 14))
+        if near_one and len(rects) <= 1:
+            # One card after all, alone in its blob (nothing of it hidden).
+            quads.append(_single(contour, scale) if not rects else _full(
+                _to(blob.from_plane, rects[0][0]) + np.array([x0, y0]), scale))
+            peeled.append(False)
+            continue
         if not rects and 0.75 * aspect <= area <= 1.6 * aspect and hull > 0.8 * short * long:
             # About one card that peels into none (a squared burn pile, two cards merged at
             # half resolution): one card, its outline fitted, rather than nothing.
