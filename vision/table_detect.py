@@ -18,7 +18,7 @@ they were until they are clear.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -39,6 +39,12 @@ def _full(quad: Vector, scale: int) -> Quad:
     """Corners at ``scale`` times less resolution, ordered, in full-resolution pixels."""
     return order_corners(((np.asarray(quad, np.float64) + 0.5) * scale - 0.5).astype(
         np.float32))
+_EDGE_STEP = 48.0
+_EDGE_SHARE = 0.45
+"""A side is borne out by an edge in the picture where the gradient across it (Sobel, half
+resolution) is at least _EDGE_STEP and well above the gradient along it; in a blob that this
+leaves partly unexplained, _EDGE_SHARE of the blob's mean grey level if that is less (dim
+light, dark backs: see :func:`detect_on_table`)."""
 _SQUARED_REST = 0.03
 """Card areas: what a lone card's outline leaves unexplained beyond a pixel's margin is less
 (blur and noise); a card under it, sticking out a few pixels along two sides, more."""
@@ -90,6 +96,7 @@ class _Blob:
     gy: Image
     to_plane: Vector  # local half-resolution pixels -> plane
     from_plane: Vector
+    step: float = 48.0  # the least gradient across an edge that bears a side out
 
 
 def _corner_hypotheses(poly: Vector, aspect: float) -> list[Vector]:
@@ -189,7 +196,7 @@ def _along_edge(blob: _Blob, sides: Vector) -> Vector:
         gx, gy = blob.gx[yy, xx], blob.gy[yy, xx]
         along = np.abs(gx * t[..., 0] + gy * t[..., 1])
         across = np.abs(gx * nx + gy * ny)
-        best |= (across > 48) & (across > 1.8 * along)
+        best |= (across > blob.step) & (across > 1.8 * along)
     return best
 
 
@@ -266,6 +273,24 @@ def _peel(blob: _Blob, aspect: float, limit: int
                 np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
     return chosen, left
+
+
+def _leftover(blob: _Blob, left: Image, aspect: float) -> Image:
+    """What the cards peeled leave of a blob that is large enough to be something over the
+    table (a hand, an arm, chips): local mask, uint8 0/1."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+    over = np.zeros_like(blob.mask)
+    for label in range(1, n):
+        if stats[label, cv2.CC_STAT_AREA] < 20:
+            continue
+        piece = (labels == label).astype(np.uint8)
+        cs, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        piece_area = sum(abs(float(cv2.contourArea(_to(
+            blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
+            for c in cs)
+        if piece_area >= _OCCLUDER * aspect:
+            over |= piece
+    return over
 
 
 def _overlap(a: Vector, b: Vector) -> float:
@@ -381,10 +406,25 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         gx, gy = grad_x[y0:y1, x0:x1], grad_y[y0:y1, x0:x1]
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
         edge &= band
+        # In dim light, or on dark cards, the edge of a card lying on another is as faint as
+        # the cards: the least step counted is a share of their brightness.
         blob = _Blob(x0, y0, local, band, edge, gx, gy, to_plane_small @ shift,
                      np.linalg.inv(shift) @ from_plane_small)
-        limit = max(int(area / aspect * 1.6) + 2, 3)
-        rects, left = _peel(blob, aspect, min(limit, 14))
+        limit = min(max(int(area / aspect * 1.6) + 2, 3), 14)
+        rects, left = _peel(blob, aspect, limit)
+        over = _leftover(blob, left, aspect)
+        level = float(grey[y0:y1, x0:x1][local > 0].mean())
+        inside_frame = x0 > 0 and y0 > 0 and x1 < ws and y1 < hs
+        if over.any() and inside_frame and _EDGE_SHARE * level < _EDGE_STEP:
+            # In dim light, or on dark cards, the edge of a card lying on another is as faint
+            # as the cards: peeled again with a fainter least step, the blob is kept so if
+            # cards then explain all of it (a muck pile). Not a blob that runs out of the
+            # picture: an arm reaching in, whose sleeve's folds would pass for such edges.
+            dim = replace(blob, step=max(_EDGE_SHARE * level, 12.0))
+            again, left_again = _peel(dim, aspect, limit)
+            over_again = _leftover(dim, left_again, aspect)
+            if not over_again.any() and len(again) >= len(rects):
+                rects, left, over = again, left_again, over_again
         if near_one and len(rects) <= 1:
             # One card after all, alone in its blob (nothing of it hidden).
             quads.append(_single(contour, scale) if not rects else _full(
@@ -397,18 +437,6 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             quads.append(_single(contour, scale))
             peeled.append(True)
             continue
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
-        over = np.zeros_like(local)
-        for label in range(1, n):
-            if stats[label, cv2.CC_STAT_AREA] < 20:
-                continue
-            piece = (labels == label).astype(np.uint8)
-            cs, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            piece_area = sum(abs(float(cv2.contourArea(_to(
-                blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
-                for c in cs)
-            if piece_area >= _OCCLUDER * aspect:
-                over |= piece
         for rect, borne in rects:
             rough = _to(blob.from_plane, rect).astype(np.float32)
             if over.any() and borne < _BORNE_BY_OCCLUDER:
