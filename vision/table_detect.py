@@ -448,7 +448,10 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             # not fitted to the blob's outline, which in a pile of cards runs along the
             # sides of whichever card sticks out there (a squared pair's two cards alike).
             quads.append(_full(rough + np.array([x0, y0]), scale))
-            peeled.append(True)
+            # A blob about one card's size holds no hand or arm: the two cards of a squared
+            # pair or a burn pile found in it are cards as they are (not outlines to be
+            # borne out by their reading, which the one underneath, mostly hidden, fails).
+            peeled.append(not near_one)
         if over.any():
             occluders[y0:y1, x0:x1] |= (over & local) * 255
     if quads:
