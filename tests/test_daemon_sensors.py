@@ -8,6 +8,8 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from firmware_bridge.button import ShufflerButton
 from hw_sim.devices.gpio import ManualClock, SimGpio
 from table_controller.daemon.sensors import CAMERA_SILENCE, ButtonSensor, CameraSensor
@@ -104,3 +106,49 @@ def test_camera_sensor_skips_a_frame_that_fails() -> None:
     wait_for(sensor, lambda o: isinstance(o, CardObservation), seen)
     sensor.close()
     assert sensor.frames_skipped == 1  # the bad frame, counted; the next one was read
+
+
+class Frames:
+    """A frame every 0.1 s of ``clock``, as many as asked for."""
+
+    def __init__(self, clock: Any) -> None:
+        self.clock = clock
+        self.index = 0
+
+    def read(self) -> Frame | None:
+        self.clock.advance(0.1)
+        self.index += 1
+        return Frame(image=self.index, t=self.clock(), index=self.index)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        pass
+
+
+def test_camera_sensor_reports_how_far_its_analysis_has_come() -> None:
+    """Until a frame is analysed, the camera has not reported past the frame before: the
+    controller's monitor waits for it (docs/monitor.md, "Fusion and settle time")."""
+    clock = ManualClock(0.0)
+    stalled, entered = threading.Event(), threading.Event()
+    done: list[float] = []
+
+    def analyse(image: Any) -> Any:
+        if image == 3:  # the third frame's analysis gets no CPU until released
+            entered.set()
+            assert stalled.wait(10)
+        done.append(image)
+        return image
+
+    sensor = CameraSensor(source=Frames(clock), analyse=analyse, tracker=Tracker(),
+                          clock=clock)
+    assert sensor.reported_through() is None  # no frame yet
+    sensor.start()
+    assert entered.wait(10)
+    seen = sensor.poll(0.0)
+    assert sensor.reported_through() == pytest.approx(0.2)  # frames 1 and 2, not 3
+    assert [o.t for o in seen if isinstance(o, CardObservation)] == [pytest.approx(0.2)]
+    stalled.set()
+    deadline = time.monotonic() + 10
+    while (sensor.reported_through() or 0.0) < 0.3:
+        assert time.monotonic() < deadline
+        time.sleep(0.001)  # the camera thread runs meanwhile; the condition is what we wait on
+    sensor.close()

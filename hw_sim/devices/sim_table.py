@@ -187,8 +187,11 @@ class SimTable:
             due = self.button.next_due(now)
             if due is not None and due > target:
                 due = None
-            owed = [(t, chain) for chain in timed if (t := chain.owed(target)) is not None
-                    and t >= now] if stops < CATCH_UP_STOPS else []
+            # A scan or frame owed before ``now`` (the clock was read since the last look, too
+            # early for it to be due then) is made now: skipping it would leave the device
+            # idle until the next look, however long the loop stalls.
+            owed = [(max(t, now), chain) for chain in timed
+                    if (t := chain.owed(target)) is not None] if stops < CATCH_UP_STOPS else []
             first = min((t for t, _ in owed), default=None)
             if due is None and first is None:
                 break

@@ -61,10 +61,20 @@ from table_controller.vocabulary.observations import CardObservation, Observatio
 log = logging.getLogger(__name__)
 
 LOOP_PERIOD = 0.02  # seconds between two looks at the sensors when nothing else happens
+SENSOR_WAIT = 5.0
+"""How far behind the loop's clock a sensor that says how far it has reported
+(``reported_through``) may hold the monitor's time back (docs/monitor.md, "Fusion and settle
+time"): longer than a loaded machine keeps a camera's analysis behind, short enough that a
+sensor that stops saying so does not hold the table up for long."""
 
 
 class Sensor(Protocol):
-    """One sensor path: the RFID reader, the shuffler button, the camera (or simulated ones)."""
+    """One sensor path: the RFID reader, the shuffler button, the camera (or simulated ones).
+
+    A sensor whose observations may come out late (the camera, analysing frames on its own
+    thread) also has ``reported_through() -> float | None``: the time up to which it has
+    delivered everything it saw (the last frame it analysed), asked just before ``poll``;
+    None, or no such method: up to date."""
 
     name: str
 
@@ -72,6 +82,16 @@ class Sensor(Protocol):
         """The observations delivered since the last call (never blocks for long)."""
 
     def close(self) -> None: ...
+
+
+def reported_through(sensor: Sensor, now: float) -> float:
+    """How far ``sensor`` has reported (``now`` unless it says otherwise), never further
+    back than :data:`SENSOR_WAIT`."""
+    ask = getattr(sensor, "reported_through", None)
+    through = ask() if ask is not None else None
+    if through is None:
+        return now
+    return min(now, max(float(through), now - SENSOR_WAIT))
 
 
 class ConsoleError(ValueError):
@@ -139,6 +159,7 @@ class Controller:
         # alerts.md "Lifecycle": Alert.ref -> the id it was published under, while open
         self._alert_ids: dict[int, int] = {}
         self._sensor_failing: set[str] = set()
+        self._held: list[Observation] = []  # after a lagging sensor's time (:meth:`step`)
         self._tick_failing = False
         # Extensions on the loop thread (the dealer station, docs/station.md): ``on_step`` at
         # the end of every step, ``on_request`` after each request carried out. One that
@@ -200,9 +221,14 @@ class Controller:
         """One look at everything: sensors, the monitor's clock, console requests (waiting up
         to ``wait`` seconds for one), lamps, and what the journal and bus still owe."""
         now = self.clock()
-        observations: list[Observation] = []
+        # The monitor's time is how far every sensor has reported: observations after it wait
+        # for a sensor that lags (a camera's analysis on a loaded machine), so the monitor
+        # judges the two sensors on their own times, never a late one against the other's.
+        observations, self._held = self._held, []
+        upto = now
         for sensor in self.sensors:
             try:
+                upto = min(upto, reported_through(sensor, now))
                 observations.extend(sensor.poll(now))
             except Exception as exc:
                 if sensor.name not in self._sensor_failing:
@@ -213,10 +239,13 @@ class Controller:
                 self._sensor_failing.discard(sensor.name)
         observations.sort(key=lambda o: o.t)
         for obs in observations:
-            self.observe(obs)
+            if obs.t > upto:
+                self._held.append(obs)
+            else:
+                self.observe(obs)
         if self.reconcile is not None:
             self._reconcile(now)
-        self._call(lambda: self.monitor.tick(now), now)
+        self._call(lambda: self.monitor.tick(upto), upto)
         if self.console is not None:
             self.console.serve(self.handle, timeout=wait, refused=self._request_refused)
         if self.on_step is not None:

@@ -141,6 +141,11 @@ class ShiftedSensor:
     def poll(self, now: float) -> list[Observation]:
         return [replace(o, t=o.t + self.offset) for o in self.sensor.poll(now - self.offset)]
 
+    def reported_through(self) -> float | None:
+        ask = getattr(self.sensor, "reported_through", None)
+        through = ask() if ask is not None else None
+        return None if through is None else float(through) + self.offset
+
     def close(self) -> None:
         self.sensor.close()
 

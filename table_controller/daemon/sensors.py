@@ -7,7 +7,10 @@
 - :class:`CameraSensor`: frames from a :class:`vision.sources.FrameSource`, analysed and tracked
   on the sensor's own thread (a frame takes tens of milliseconds); when no frame arrives for
   :data:`CAMERA_SILENCE` seconds it reports the camera offline, and online again at the next
-  frame. A frame that cannot be analysed is skipped and counted (``frames_skipped``).
+  frame. A frame that cannot be analysed is skipped and counted (``frames_skipped``). Its
+  ``reported_through`` (the last frame analysed) tells the controller how far behind the
+  frames' analysis is, so the monitor does not judge the camera against the reader before it
+  has had its say.
 """
 
 from __future__ import annotations
@@ -109,6 +112,7 @@ class CameraSensor:
         self._stop = threading.Event()
         self._online = True
         self._last_frame = clock()
+        self._through: float | None = None  # the last frame analysed, None before the first
         self._thread = threading.Thread(target=self._loop, name="camera", daemon=True)
         self.frames_skipped = 0
         """Frames that could not be analysed (each skipped, the camera going on)."""
@@ -127,6 +131,7 @@ class CameraSensor:
                 seen = self._analyse(frame.image)
                 for obs in self._tracker.update(seen, frame.t):
                     self._put(obs)
+                self._through = frame.t  # after its observations are queued
             except Exception as exc:  # a bad frame is skipped; the camera keeps going
                 self.frames_skipped += 1
                 log.warning("camera: frame skipped (%d so far): %s", self.frames_skipped, exc)
@@ -149,6 +154,13 @@ class CameraSensor:
             self._online = False
             self._put(SensorStatus(Source.CAMERA, False, now,
                                    f"no frame for {CAMERA_SILENCE:g} s"))
+
+    def reported_through(self) -> float | None:
+        """The time of the last frame analysed: everything the camera saw up to then is
+        queued (frames wait for the analysis on a loaded machine; the controller's monitor
+        waits for them, :data:`table_controller.daemon.controller.SENSOR_WAIT` at most).
+        None while it is offline: the monitor leaves it out, and waits for nothing."""
+        return self._through if self._online else None
 
     def poll(self, now: float) -> list[Observation]:
         return _drain(self._out)
