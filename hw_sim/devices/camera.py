@@ -16,9 +16,11 @@ from __future__ import annotations
 import math
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -82,13 +84,23 @@ class VirtualCamera:
     """Renders scenes; a frame source (``read``/``close``) over the scene last set.
 
     ``felt``: a cloth of :data:`vision.props.FELTS` by name, or a BGR colour; ``light``: one of
-    :data:`LIGHTS`."""
+    :data:`LIGHTS`.
+
+    ``cache``: how many frames, and how many felts with cards laid on them, to keep (0: none).
+    Rendering is deterministic, so a frame rendered before is returned again (a copy), and a
+    new one starts from the longest run of its first cards already laid on the felt (cards are
+    drawn one over the other in order: the felt after the first k cards depends on those k
+    only) and draws the rest, its covers and its light: a card dealt costs one card's
+    drawing, not the whole table's. The frames are equal to those rendered afresh."""
 
     def __init__(self, *, layout: TableLayout | None = None, seed: int = 0,
                  noise_sigma: float = 2.0, max_rotation: float = 3.0, max_offset: float = 2.0,
                  felt: str | tuple[int, int, int] = render.FELT_BGR, light: str = "neutral",
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, cache: int = 0) -> None:
         self.layout = layout or default_layout()
+        self.cache = cache
+        self._canvases: OrderedDict[tuple[SceneCard, ...], Image] = OrderedDict()
+        self._frames: OrderedDict[tuple[object, ...], Image] = OrderedDict()
         self.seed = seed
         self.noise_sigma = noise_sigma
         self.max_rotation = max_rotation
@@ -193,9 +205,13 @@ class VirtualCamera:
         the camera's seed and ``frame_index``, so a frame is reproducible."""
         cards = self._scene if scene is None else tuple(scene)
         over = self._covers if covers is None else tuple(covers)
-        frame = self._felt.copy()
-        for sc in cards:
-            render.paste(frame, sc.art(), self.quad_of(sc))
+        key = (cards, over, frame_index if self.noise_sigma > 0 else None)
+        if self.cache:
+            known = self._frames.get(key)
+            if known is not None:
+                self._frames.move_to_end(key)
+                return known.copy()
+        frame = self._lay(cards)
         if over:
             ids = np.zeros(frame.shape[:2], np.int16)
             # chips and protectors lie on the cards, hands are above everything
@@ -203,7 +219,33 @@ class VirtualCamera:
                 self._draw_cover(frame, ids, cover, k)
         lit = np.asarray(cv2.multiply(frame, self._light, scale=1 / 128), np.uint8)
         rng = np.random.default_rng((self.seed, frame_index))
-        return render.noise(lit, rng, self.noise_sigma)
+        out = render.noise(lit, rng, self.noise_sigma)
+        if self.cache:
+            _keep(self._frames, key, out.copy(), self.cache)
+        return out
+
+    def _lay(self, cards: tuple[SceneCard, ...]) -> Image:
+        """The felt with ``cards`` drawn on it in order (a new array), from the longest run of
+        first cards kept (:attr:`cache`); keeps the felt with all of them, and with all but
+        the last (the stub's top card comes last: the next card dealt is drawn after the
+        others)."""
+        start, base = 0, self._felt
+        if self.cache:
+            for k in range(len(cards), 0, -1):
+                known = self._canvases.get(cards[:k])
+                if known is not None:
+                    self._canvases.move_to_end(cards[:k])
+                    start, base = k, known
+                    break
+        frame = base.copy()
+        for i in range(start, len(cards)):
+            if self.cache and i == len(cards) - 1 and i > start:
+                _keep(self._canvases, cards[:i], frame.copy(), self.cache)
+            sc = cards[i]
+            render.paste(frame, sc.art(), self.quad_of(sc))
+        if self.cache and cards and start < len(cards):
+            _keep(self._canvases, cards, frame.copy(), self.cache)
+        return frame
 
     def read(self) -> Frame:
         image = self.render(frame_index=self._index)
@@ -232,3 +274,11 @@ class VirtualCamera:
         finally:
             writer.release()
         return path
+
+
+def _keep(kept: OrderedDict[Any, Image], key: Any, image: Image, size: int) -> None:
+    """Keep ``image`` under ``key``, the least recently used dropped beyond ``size``."""
+    kept[key] = image
+    kept.move_to_end(key)
+    while len(kept) > size:
+        kept.popitem(last=False)
