@@ -217,7 +217,8 @@ class SimPn5180:
 
     @field.setter
     def field(self, tags: dict[bytes, int]) -> None:
-        self._field = [(uid, iso15693.uid_value(uid), level) for uid, level in tags.items()]
+        # int.from_bytes: iso15693.uid_value's value, without its loop over the bytes
+        self._field = [(uid, int.from_bytes(uid, "big"), level) for uid, level in tags.items()]
 
     # ------------------------------------------------------------------ faults
     def fail(self) -> None:

@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from firmware.iso15693 import Inventory, uid_value
-from firmware.pn5180 import Pn5180
+from firmware.iso15693 import Inventory
+from firmware.pn5180 import BUSY_POLL_US, Pn5180
 from hw_sim.devices.pn5180_sim import ChipState, SimPn5180
 
 MAX_OUTCOMES = 4096
@@ -86,12 +86,39 @@ class ReplayPn5180(Pn5180):
                          name=name)
         self.sim = sim
         self.cache = cache
+        self.pending: ChipState | None = None
+        """The state a replay left the chip in, not yet written into :attr:`sim`: between the
+        field switched on and off nothing but this driver touches the chip or moves the bus
+        clock, so the next replay can start from it; anything else the driver does writes it
+        first (:meth:`settle`), and so does switching the field off."""
+
+    def settle(self) -> None:
+        """Write the state the last replays left into the simulated chip."""
+        if self.pending is not None:
+            self.sim.set_state(self.pending)
+            self.pending = None
 
     def rf_on(self) -> None:
         replay(self, None, ("rf_on",), (), lambda: _nothing(Pn5180.rf_on, self))
 
     def rf_off(self) -> None:
         replay(self, None, ("rf_off",), (), lambda: _nothing(Pn5180.rf_off, self))
+        self.settle()
+
+    # every other access to the chip goes through these: the chip must be as the replays
+    # left it
+    def _frame(self, out: bytes | None, into: bytearray | None) -> None:
+        self.settle()
+        super()._frame(out, into)
+
+    def _wait_busy(self, level: int, timeout_us: int, what: str,
+                   poll_us: int = BUSY_POLL_US) -> None:
+        self.settle()
+        super()._wait_busy(level, timeout_us, what, poll_us)
+
+    def reset(self) -> None:
+        self.settle()
+        super().reset()
 
 
 def _nothing(method: Callable[[Pn5180], None], chip: Pn5180) -> set[bytes]:
@@ -116,7 +143,7 @@ class ReplayInventory(Inventory):
                                                 one_slot_first=one_slot_first)))
 
     def answers(self, uid: bytes) -> bool:
-        heard = self.driver.sim.heard(uid_value(uid), 64)
+        heard = self.driver.sim.heard(int.from_bytes(uid, "big"), 64)
         return bool(replay(self.driver, self, ("answers", uid), heard,
                            lambda: {uid} if Inventory.answers(self, uid) else set()))
 
@@ -128,9 +155,11 @@ def replay(chip: ReplayPn5180, inventory: Inventory | None, request: tuple[objec
     its outcome replayed if the same situation was simulated before."""
     sim, cache = chip.sim, chip.cache
     if sim.dead or sim.bus.spi.selected is not None:
+        chip.settle()
         return frozenset(simulate())
-    before = sim.state()
+    before = chip.pending if chip.pending is not None else sim.state()
     if before.garble:
+        chip.settle()
         return frozenset(simulate())
     key = (request, heard, before, _driver(chip))
     known = cache.outcomes.get(key)
@@ -138,7 +167,7 @@ def replay(chip: ReplayPn5180, inventory: Inventory | None, request: tuple[objec
     if known is not None:
         cache.replayed += 1
         clock.now_us += known.us
-        sim.set_state(known.chip)
+        chip.pending = known.chip
         _set_driver(chip, known.driver)
         sim.instructions += known.instructions
         spi.transfers += known.transfers
@@ -147,6 +176,7 @@ def replay(chip: ReplayPn5180, inventory: Inventory | None, request: tuple[objec
             inventory.slots += known.slots
             inventory.garbled += known.garbled
         return known.found
+    chip.settle()
     counted = inventory or Inventory(chip)   # rf_on, rf_off: no rounds or slots to count
     counts = (clock.now_us, sim.instructions, spi.transfers, counted.rounds, counted.slots,
               counted.garbled)
