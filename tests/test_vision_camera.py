@@ -94,6 +94,48 @@ def test_a_caching_camera_renders_the_frames_a_fresh_one_does(noise: float) -> N
     assert np.array_equal(cached.render(scenes[-1][0]), fresh.render(scenes[-1][0]))
 
 
+@pytest.mark.parametrize("shadow", [0.35, 0.0])
+def test_a_card_laid_from_its_sprite_is_the_card_pasted(shadow: float) -> None:
+    """vision.render.paste is now a sprite (the card warped, its shadow and alpha worked out)
+    laid on the frame, so a card lying still is warped once; the frame is the one the single
+    pass gave, to the byte, on the frame's edge too."""
+    import math
+
+    import cv2
+
+    from vision import render
+
+    rng = np.random.default_rng(5)
+    card = card_art.face(parse_card("Qh"))
+    for cx, cy, angle in ((320.0, 240.0, 7.0), (10.0, 470.0, -20.0), (639.0, 5.0, 45.0)):
+        quad = render.card_quad(cx, cy, 72, 100, angle)
+        frame = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
+        laid = frame.copy()
+        render.paste(laid, card, quad, shadow=shadow)
+        # the single pass, as it was
+        h, w = frame.shape[:2]
+        x0 = max(math.floor(float(quad[:, 0].min())) - 4, 0)
+        y0 = max(math.floor(float(quad[:, 1].min())) - 4, 0)
+        x1 = min(math.ceil(float(quad[:, 0].max())) + 5, w)
+        y1 = min(math.ceil(float(quad[:, 1].max())) + 5, h)
+        ch, cw = card.shape[:2]
+        src = np.array([(0, 0), (cw, 0), (cw, ch), (0, ch)], np.float32)
+        m = cv2.getPerspectiveTransform(src, (quad - np.array([x0, y0], np.float32)))
+        size = (x1 - x0, y1 - y0)
+        warped = cv2.warpPerspective(card, m, size, flags=cv2.INTER_AREA if cw > size[0] else
+                                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                     borderValue=0)
+        alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
+        roi = frame[y0:y1, x0:x1].astype(np.float32)
+        if shadow > 0:
+            sh = cv2.GaussianBlur(alpha[:, :, 0], (0, 0), 1.6)
+            sh = np.roll(sh, (1, 1), axis=(0, 1))[:, :, None]
+            roi *= 1.0 - shadow * sh
+        roi = roi * (1.0 - alpha) + warped[:, :, :3].astype(np.float32) * alpha
+        frame[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
+        assert np.array_equal(laid, frame)
+
+
 @pytest.mark.parametrize(("palm", "edge"), [((600.0, 500.0), (620.0, 780.0)),
                                              ((80.0, 60.0), (40.0, -60.0))])
 def test_a_hand_is_shaded_only_where_its_shadow_falls(palm: tuple[float, float],
