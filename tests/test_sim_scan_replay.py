@@ -69,7 +69,8 @@ class Rig:
         edges = self.core.scan_cycle()
         return (edges, self.bus.clock.now_us, self.core.cycle_us, bytes(self.wire.sent),
                 [chip.state() for chip in self.bus.chips],
-                [chip.instructions for chip in self.bus.chips], self.bus.spi.transfers,
+                [(chip.instructions, chip.answers) for chip in self.bus.chips],
+                self.bus.spi.transfers,
                 [(a.inventory.rounds, a.inventory.slots, a.inventory.garbled)
                  for a in self.antennas],
                 [a.rolling for a in self.antennas])

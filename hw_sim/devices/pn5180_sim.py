@@ -198,6 +198,9 @@ class SimPn5180:
         self.dead = False
         self._garble = 0
         self.instructions = 0
+        self.answers = 0
+        """Answers (one tag's or a collision) the chip has heard: each sets RX_STATUS and the data
+        READ_DATA gives."""
         self._handlers = {
             pn5180.WRITE_REGISTER: self._do_write, pn5180.WRITE_REGISTER_OR_MASK: self._do_write,
             pn5180.WRITE_REGISTER_AND_MASK: self._do_write,
@@ -511,6 +514,7 @@ class SimPn5180:
         sof = tx_end + iso15693.T1_US
         self._events[pn5180.IRQ_RX_SOF_DET] = sof
         self._events[pn5180.IRQ_RX] = sof + iso15693.ANSWER_US
+        self.answers += 1
         if len(tags) == 1:
             self._rx_status = iso15693.ANSWER_BYTES
             self._rx_data = bytes((0, 0)) + bytes(reversed(tags[0]))

@@ -59,6 +59,7 @@ def _set_driver(chip: Pn5180, state: _Driver) -> None:
 class _Outcome(NamedTuple):
     found: frozenset[bytes]
     chip: ChipState
+    answers: int     # answers the chip heard: if any, RX_STATUS and its data are chip's
     driver: _Driver
     us: int
     instructions: int
@@ -161,13 +162,19 @@ def replay(chip: ReplayPn5180, inventory: Inventory | None, request: tuple[objec
     if before.garble:
         chip.settle()
         return frozenset(simulate())
-    key = (request, heard, before, _driver(chip))
+    # What the last answer left in RX_STATUS and for READ_DATA cannot be read before this
+    # request's first transmission has cleared the interrupts and brought answers of its own
+    # (and switching the field on or off reads neither): it is not part of the situation, and
+    # stays as it was unless the request heard an answer.
+    key = (request, heard, before._replace(rx_status=0, rx_data=b""), _driver(chip))
     known = cache.outcomes.get(key)
     clock, spi = sim.clock, sim.bus.spi
     if known is not None:
         cache.replayed += 1
         clock.now_us += known.us
-        chip.pending = known.chip
+        chip.pending = known.chip if known.answers else known.chip._replace(
+            rx_status=before.rx_status, rx_data=before.rx_data)
+        sim.answers += known.answers
         _set_driver(chip, known.driver)
         sim.instructions += known.instructions
         spi.transfers += known.transfers
@@ -180,12 +187,13 @@ def replay(chip: ReplayPn5180, inventory: Inventory | None, request: tuple[objec
     counted = inventory or Inventory(chip)   # rf_on, rf_off: no rounds or slots to count
     counts = (clock.now_us, sim.instructions, spi.transfers, counted.rounds, counted.slots,
               counted.garbled)
+    answers = sim.answers
     found = frozenset(simulate())  # raises: nothing kept
     cache.simulated += 1
     if len(cache.outcomes) >= MAX_OUTCOMES:
         cache.outcomes.clear()
     cache.outcomes[key] = _Outcome(
-        found, sim.state(), _driver(chip), clock.now_us - counts[0],
+        found, sim.state(), sim.answers - answers, _driver(chip), clock.now_us - counts[0],
         sim.instructions - counts[1], spi.transfers - counts[2], counted.rounds - counts[3],
         counted.slots - counts[4], counted.garbled - counts[5])
     return found
