@@ -282,18 +282,26 @@ class SimPn5180:
         return status
 
     # ------------------------------------------------------------------ replay
-    def state(self) -> ChipState:
+    def state(self, *, rx: bool = True) -> ChipState:
         """Everything the chip's next answers depend on besides its field and the clock's
         reading, with times relative to now (a time already past as 0: only ``t <= now`` is
         ever asked of it). Two chips in equal states with equal fields answer the same
-        instructions alike (:mod:`hw_sim.devices.scan_replay`)."""
+        instructions alike (:mod:`hw_sim.devices.scan_replay`). Without ``rx``, RX_STATUS and
+        the answer's data read 0 and empty (:meth:`rx` gives them)."""
         now = self.clock.now_us
         return ChipState(
             tuple(sorted(self.regs.items())), self.rf_on, self.selected, self.frame_bytes,
             bytes(self.frame_in), self._answer, max(self.busy_until - now, 0), self._state,
             tuple(sorted((bit, max(t - now, 0)) for bit, t in self._events.items())),
-            self._rx_status, self._rx_data, self._inventory, self._slot, self.in_reset,
-            self.dead, self._garble)
+            self._rx_status if rx else 0, self._rx_data if rx else b"", self._inventory,
+            self._slot, self.in_reset, self.dead, self._garble)
+
+    def rx(self) -> tuple[int, bytes]:
+        """RX_STATUS and the data READ_DATA gives, as the last answer left them."""
+        return self._rx_status, self._rx_data
+
+    def set_rx(self, rx: tuple[int, bytes]) -> None:
+        self._rx_status, self._rx_data = rx
 
     def set_state(self, state: ChipState) -> None:
         """Put the chip in ``state`` (from :meth:`state`), its times relative to now."""

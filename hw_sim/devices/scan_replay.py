@@ -58,8 +58,9 @@ def _set_driver(chip: Pn5180, state: _Driver) -> None:
 
 class _Outcome(NamedTuple):
     found: frozenset[bytes]
-    chip: ChipState
-    answers: int     # answers the chip heard: if any, RX_STATUS and its data are chip's
+    chip: ChipState  # RX_STATUS and its data left out: rx
+    rx: tuple[int, bytes] | None  # as the request's answers left them; None: heard none
+    answers: int
     driver: _Driver
     us: int
     instructions: int
@@ -88,6 +89,7 @@ class ReplayPn5180(Pn5180):
         self.sim = sim
         self.cache = cache
         self.pending: ChipState | None = None
+        self.pending_rx: tuple[int, bytes] = (0, b"")
         """The state a replay left the chip in, not yet written into :attr:`sim`: between the
         field switched on and off nothing but this driver touches the chip or moves the bus
         clock, so the next replay can start from it; anything else the driver does writes it
@@ -97,6 +99,7 @@ class ReplayPn5180(Pn5180):
         """Write the state the last replays left into the simulated chip."""
         if self.pending is not None:
             self.sim.set_state(self.pending)
+            self.sim.set_rx(self.pending_rx)
             self.pending = None
 
     def rf_on(self) -> None:
@@ -158,22 +161,25 @@ def replay(chip: ReplayPn5180, inventory: Inventory | None, request: tuple[objec
     if sim.dead or sim.bus.spi.selected is not None:
         chip.settle()
         return frozenset(simulate())
-    before = chip.pending if chip.pending is not None else sim.state()
-    if before.garble:
-        chip.settle()
-        return frozenset(simulate())
     # What the last answer left in RX_STATUS and for READ_DATA cannot be read before this
     # request's first transmission has cleared the interrupts and brought answers of its own
     # (and switching the field on or off reads neither): it is not part of the situation, and
     # stays as it was unless the request heard an answer.
-    key = (request, heard, before._replace(rx_status=0, rx_data=b""), _driver(chip))
+    if chip.pending is not None:
+        before, rx = chip.pending, chip.pending_rx
+    else:
+        before, rx = sim.state(rx=False), sim.rx()
+    if before.garble:
+        chip.settle()
+        return frozenset(simulate())
+    key = (request, heard, before, _driver(chip))
     known = cache.outcomes.get(key)
     clock, spi = sim.clock, sim.bus.spi
     if known is not None:
         cache.replayed += 1
         clock.now_us += known.us
-        chip.pending = known.chip if known.answers else known.chip._replace(
-            rx_status=before.rx_status, rx_data=before.rx_data)
+        chip.pending = known.chip
+        chip.pending_rx = known.rx if known.rx is not None else rx
         sim.answers += known.answers
         _set_driver(chip, known.driver)
         sim.instructions += known.instructions
@@ -193,7 +199,8 @@ def replay(chip: ReplayPn5180, inventory: Inventory | None, request: tuple[objec
     if len(cache.outcomes) >= MAX_OUTCOMES:
         cache.outcomes.clear()
     cache.outcomes[key] = _Outcome(
-        found, sim.state(), sim.answers - answers, _driver(chip), clock.now_us - counts[0],
+        found, sim.state(rx=False), sim.rx() if sim.answers != answers else None,
+        sim.answers - answers, _driver(chip), clock.now_us - counts[0],
         sim.instructions - counts[1], spi.transfers - counts[2], counted.rounds - counts[3],
         counted.slots - counts[4], counted.garbled - counts[5])
     return found
