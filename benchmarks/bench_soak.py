@@ -30,7 +30,7 @@ phases can run side by side, one per core), its figures written every 25 hands, 
 ``--table FILE...`` prints the per-kind table of such files together. ``--link in_process``
 plays the RFID link in-process (no serial bytes, no ``serial_garbage``). Over the pty the
 firmware scans simulated PN5180s with its inventories replayed once simulated
-(:mod:`hw_sim.devices.scan_replay`: the same bytes, a quarter of the cost); with the camera
+(:mod:`hw_sim.devices.scan_replay`: the same bytes, a fraction of the cost); with the camera
 most of a hand's time is the real vision code analysing each frame the table changed in.
 """
 
