@@ -28,9 +28,10 @@ the behaviours made, chips conserved and hands per second (wall clock).
 ``python -m benchmarks.bench_soak --mode camera --hands 1000 --out FILE`` runs one (so the
 phases can run side by side, one per core), its figures written every 25 hands, and
 ``--table FILE...`` prints the per-kind table of such files together. ``--link in_process``
-plays the RFID link in-process (no serial bytes, no ``serial_garbage``): the pty path simulates
-every PN5180 register access of the firmware's scan and costs most of a hand's time on a loaded
-machine.
+plays the RFID link in-process (no serial bytes, no ``serial_garbage``). Over the pty the
+firmware scans simulated PN5180s with its inventories replayed once simulated
+(:mod:`hw_sim.devices.scan_replay`: the same bytes, a fraction of the cost); with the camera
+most of a hand's time is the real vision code analysing each frame the table changed in.
 """
 
 from __future__ import annotations

@@ -55,7 +55,8 @@ class Antenna:
         self._fresh: set[bytes] = set()
         self._suspects: dict[bytes, int] = {}   # uid -> consecutive misses
         self._expected: dict[bytes, int] = {}   # uid -> scans it is still asked for
-        self._recent: list[set[bytes]] = []    # full inventories since the last newcomer
+        self._known: set[bytes] = set()    # every tag the full inventories since the last
+        self._agreeing = 0                 # newcomer read, and how many they are
         self._rolling = False
         self._nibble = 0
         self._covered = -1     # the nibble the last rolling scan asked; -1: a full scan
@@ -96,18 +97,21 @@ class Antenna:
         self._covered = -1
         self._fresh = found
         self._suspects = {}
-        recent = self._recent
-        known = set().union(*recent)
+        # the union of the inventories since the last newcomer and their count, kept as they
+        # come (a list of them grew by one a scan on an antenna that never sees a newcomer,
+        # an empty one: out of memory on the Pico, and a union slower at every scan)
+        known = self._known
         if found - known:
-            recent[:] = [found]         # newcomers: the count starts again
+            self._known = set(found)    # newcomers: the count starts again
+            self._agreeing = 1
         else:
-            recent.append(found)
-        if len(found) <= ROLLING_ABOVE or len(recent) < SUSPECT_MISSES:
+            self._agreeing += 1
+        if len(found) <= ROLLING_ABOVE or self._agreeing < SUSPECT_MISSES:
             return found
         # every tag on the antenna answered one of these inventories: go rolling; those the
         # last one missed (a flicker) are suspects, kept until confirmed gone
         self._rolling = True
-        self._recent = []
+        self._known, self._agreeing = set(), 0
         self._suspects = {uid: 1 for uid in known - found}
         return found | (known & self._tags)
 
@@ -127,7 +131,7 @@ class Antenna:
         found = self.inventory.run(nibble, 4) | self._ask_expected()
         if found - self._tags:
             self._rolling = False       # newcomers: full inventories until they agree again
-            self._recent = []
+            self._known, self._agreeing = set(), 0
         for uid in self._tags:
             if uid[-1] & 0xF == nibble and uid not in found and uid not in suspects:
                 suspects[uid] = 1

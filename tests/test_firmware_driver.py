@@ -132,3 +132,29 @@ def test_the_air_time_of_an_inventory_follows_iso15693() -> None:
     air = request + 15 * iso15693.EOF_US + 16 * (iso15693.T1_US + iso15693.TAG_SOF_US) \
         + 2 * (iso15693.ANSWER_US - iso15693.TAG_SOF_US + iso15693.T2_US)
     assert air < took < air + 1000 + 8000        # + field settling and the host's SPI work
+
+
+def test_an_antenna_that_never_sees_a_newcomer_does_not_grow() -> None:
+    """An antenna kept the result of every full inventory since its last newcomer; one that
+    never gets one (an empty seat's) grew by a set per scan (10 a second: the Pico's RAM gone
+    within minutes, and a union over all of them at every scan). It keeps their union now."""
+    import tracemalloc
+
+    bus = SimBus(2)
+    empty, pile = reader(bus, 0), reader(bus, 1)
+    bus.chips[1].field = {uid(low): 12 for low in range(3)}   # a seat's cards, unchanged
+    for _ in range(50):
+        empty.scan()
+        pile.scan()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        for _ in range(500):
+            assert empty.scan() == {}
+            assert len(pile.scan()) == 3
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    grown = sum(stat.size_diff for stat in after.compare_to(before, "filename")
+                if stat.traceback[0].filename.endswith("antenna.py"))
+    assert grown < 4096

@@ -54,6 +54,130 @@ def test_frames_are_the_layout_size_and_reproducible() -> None:
     assert not np.array_equal(a.image, b.image)  # fresh sensor noise per frame
 
 
+@pytest.mark.parametrize("noise", [0.0, 2.0])
+def test_a_caching_camera_renders_the_frames_a_fresh_one_does(noise: float) -> None:
+    """Frames from a camera that keeps frames and felts with cards laid (``cache``) equal, to
+    the byte, those of one that renders each afresh: cards dealt one by one with the stub's top
+    card drawn last, covers laid and lifted, a card lifted and put back, a card turned over,
+    a card taken away, a scene seen before; with noise, each frame index its own."""
+    from hw_sim.devices.camera import Cover
+    from hw_sim.devices.camera_chain import stub_layout
+
+    cached = VirtualCamera(layout=stub_layout(), seed=9, noise_sigma=noise, cache=3,
+                           felt="printed", light="warm")
+    fresh = VirtualCamera(layout=stub_layout(), seed=9, noise_sigma=noise, felt="printed",
+                          light="warm")
+    stub = [_c("? shuffler 0 down"), _c("5h shuffler 0 up")]
+    dealt: list[SceneCard] = []
+    scenes: list[tuple[list[SceneCard], list[Cover]]] = [([stub[0]], [])]
+    for k, card in enumerate(SCENE[3:]):
+        dealt.append(card)
+        scenes.append(([*dealt, stub[k % 2]], []))
+    seat = [Cover("seat1", "chip"), Cover("seat5", "hand")]
+    scenes += [(dealt, seat[:1]), (dealt, seat), (dealt, seat[:1])]
+    lifted = [SceneCard(c.card, c.zone, c.slot, c.face_up, lifted=c.zone == "seat5")
+              for c in dealt]
+    scenes += [(lifted, seat), (dealt, seat), (dealt, [])]
+    turned = [SceneCard(c.card, c.zone, c.slot, not c.face_up) if c.zone == "seat1" else c
+              for c in dealt]
+    scenes += [(turned, []), (dealt[:3] + dealt[4:], []), (dealt, []), ([], []),
+               ([*dealt, stub[1]], [])]
+    for index, (scene, covers) in enumerate(scenes):
+        for again in (0, 1):   # the same scene twice: the frame kept, or with noise a new one
+            frame_index = index * 2 + again if noise else 0
+            assert np.array_equal(cached.render(scene, frame_index=frame_index, covers=covers),
+                                  fresh.render(scene, frame_index=frame_index, covers=covers)
+                                  ), f"scene {index}"
+    assert len(cached._canvases) <= 3 and len(cached._frames) <= 3
+    kept = cached.render(scenes[-1][0])
+    kept[:] = 0                     # a frame given out is the caller's own
+    assert np.array_equal(cached.render(scenes[-1][0]), fresh.render(scenes[-1][0]))
+
+
+@pytest.mark.parametrize("shadow", [0.35, 0.0])
+def test_a_card_laid_from_its_sprite_is_the_card_pasted(shadow: float) -> None:
+    """vision.render.paste is now a sprite (the card warped, its shadow and alpha worked out)
+    laid on the frame, so a card lying still is warped once; the frame is the one the single
+    pass gave, to the byte, on the frame's edge too."""
+    import math
+
+    import cv2
+
+    from vision import render
+
+    rng = np.random.default_rng(5)
+    card = card_art.face(parse_card("Qh"))
+    for cx, cy, angle in ((320.0, 240.0, 7.0), (10.0, 470.0, -20.0), (639.0, 5.0, 45.0)):
+        quad = render.card_quad(cx, cy, 72, 100, angle)
+        frame = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
+        laid = frame.copy()
+        render.paste(laid, card, quad, shadow=shadow)
+        # the single pass, as it was
+        h, w = frame.shape[:2]
+        x0 = max(math.floor(float(quad[:, 0].min())) - 4, 0)
+        y0 = max(math.floor(float(quad[:, 1].min())) - 4, 0)
+        x1 = min(math.ceil(float(quad[:, 0].max())) + 5, w)
+        y1 = min(math.ceil(float(quad[:, 1].max())) + 5, h)
+        ch, cw = card.shape[:2]
+        src = np.array([(0, 0), (cw, 0), (cw, ch), (0, ch)], np.float32)
+        m = cv2.getPerspectiveTransform(src, (quad - np.array([x0, y0], np.float32)))
+        size = (x1 - x0, y1 - y0)
+        warped = cv2.warpPerspective(card, m, size, flags=cv2.INTER_AREA if cw > size[0] else
+                                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                     borderValue=0)
+        alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
+        roi = frame[y0:y1, x0:x1].astype(np.float32)
+        if shadow > 0:
+            sh = cv2.GaussianBlur(alpha[:, :, 0], (0, 0), 1.6)
+            sh = np.roll(sh, (1, 1), axis=(0, 1))[:, :, None]
+            roi *= 1.0 - shadow * sh
+        roi = roi * (1.0 - alpha) + warped[:, :, :3].astype(np.float32) * alpha
+        frame[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
+        assert np.array_equal(laid, frame)
+
+
+@pytest.mark.parametrize(("palm", "edge"), [((600.0, 500.0), (620.0, 780.0)),
+                                             ((80.0, 60.0), (40.0, -60.0))])
+def test_a_hand_is_shaded_only_where_its_shadow_falls(palm: tuple[float, float],
+                                                      edge: tuple[float, float]) -> None:
+    """A hand and arm drawn over a frame (vision.props.draw_reach) shade only the box their
+    shadow covers; the frame is the one shading all of it gives, to the byte."""
+    import math
+
+    import cv2
+
+    from vision import props
+
+    rng = np.random.default_rng(3)
+    frame = rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    hand, arm = props.hand_shapes(palm, math.atan2(palm[1] - edge[1], palm[0] - edge[0]), 3.0,
+                                  np.array(edge), np.random.default_rng(4))
+    shadow = np.array([24.0, 30.0])
+    drawn, ids = frame.copy(), np.zeros((720, 1280), np.int16)
+    props.draw_reach(drawn, ids, hand, arm, 1, props.SKIN[1], props.SLEEVES[2], shadow)
+    # the reference: the shadow over the whole frame, then the same shapes
+    expected, ids2 = frame.copy(), np.zeros((720, 1280), np.int16)
+    dark = np.zeros((180, 320), np.uint8)
+    for poly in [*hand, *arm]:
+        cv2.fillPoly(dark, [np.round((poly + shadow) / 4).astype(np.int32)], 255)
+    full = cv2.resize(cv2.GaussianBlur(dark, (0, 0), 1.5), (1280, 720),
+                      interpolation=cv2.INTER_LINEAR)
+    shade = 1 - 0.45 * full.astype(np.float32)[:, :, None] / 255.0
+    expected[:] = (expected.astype(np.float32) * shade).astype(np.uint8)
+    for poly in arm:
+        props.fill(expected, poly, props.SLEEVES[2])
+        props.mark(ids2, poly, 1)
+    for poly in hand:
+        props.fill(expected, poly, props.SKIN[1])
+        props.mark(ids2, poly, 1)
+    darker = props.SKIN[1]
+    for poly in hand[1:]:
+        props.polyline(expected, poly, (int(darker[0] * 0.8), int(darker[1] * 0.8),
+                                        int(darker[2] * 0.8)), 1)
+    assert np.array_equal(drawn, expected) and np.array_equal(ids, ids2)
+    assert not np.array_equal(drawn, frame)
+
+
 def test_scene_with_a_bad_zone_or_slot_is_refused() -> None:
     cam = VirtualCamera()
     with pytest.raises(ValueError, match="kitchen"):

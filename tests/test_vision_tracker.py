@@ -111,3 +111,16 @@ def test_cards_side_by_side_are_separate_tracks_and_zones_do_not_mix() -> None:
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         CardTracker(confirm_frames=0)
+
+
+def test_a_sighting_works_out_its_centre_once() -> None:
+    """The tracker asks every sighting for its centre at every frame, and a still table's
+    frames share their sightings: the centre is the corners' mean, worked out once, and not
+    part of what a sighting shows."""
+    card = seen("As", "board", 300.5, 120.25)
+    first = card.centre
+    assert first == (300.5, 120.25)
+    assert card.centre is first
+    again = SeenCard(label=card.label, corners=card.corners, zone=card.zone, score=card.score,
+                     margin=card.margin)
+    assert repr(again) == repr(card) and "centre" not in repr(card)

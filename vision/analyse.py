@@ -9,7 +9,7 @@ a hand, an arm or a stack of chips covers. Without it, cards are told from the c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -34,11 +34,18 @@ class SeenCard(Labelled):
     zone: str | None
     score: float
     margin: float
+    _centre: tuple[float, float] | None = field(default=None, init=False, repr=False,
+                                                compare=False)
 
     @property
     def centre(self) -> tuple[float, float]:
-        c = self.corners.mean(axis=0)
-        return float(c[0]), float(c[1])
+        """The corners' mean, worked out once (the tracker asks for it at every frame, and
+        a still table's frames share their sightings)."""
+        if self._centre is None:
+            c = self.corners.mean(axis=0)
+            object.__setattr__(self, "_centre", (float(c[0]), float(c[1])))
+        assert self._centre is not None
+        return self._centre
 
     def to_json(self) -> dict[str, object]:
         return {"card": self.label,

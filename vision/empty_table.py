@@ -54,7 +54,6 @@ class EmptyTable:
         """Half-resolution mask (uint8 0/255) of what is not the empty cloth in ``small`` (a
         frame at half resolution): cards, chips, hands."""
         bg = self.background
-        f = small.astype(np.float32)
         sample = (slice(None, None, 7), slice(None, None, 7))
         ratio = (small[sample].sum(axis=2, dtype=np.float32) + 1) / (
             bg[sample].sum(axis=2) + 1)

@@ -165,8 +165,13 @@ def draw_reach(image: Image, ids: Image, hand: list[Vector], arm: list[Vector], 
         cv2.fillPoly(dark, [np.round((p + shadow) / 4).astype(np.int32)], 255)
     dark = cv2.resize(cv2.GaussianBlur(dark, (0, 0), 1.5), (w, h),
                       interpolation=cv2.INTER_LINEAR)
-    shade = 1 - 0.45 * dark.astype(np.float32)[:, :, None] / 255.0
-    image[:] = (image.astype(np.float32) * shade).astype(np.uint8)
+    # Shaded only where the shadow falls: elsewhere its factor is exactly 1, which leaves a
+    # pixel as it was (the whole frame in floating point cost 25 ms a hand).
+    rows, cols = np.flatnonzero(dark.any(axis=1)), np.flatnonzero(dark.any(axis=0))
+    if rows.size:
+        box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
+        shade = 1 - 0.45 * dark[box].astype(np.float32)[:, :, None] / 255.0
+        image[box] = (image[box].astype(np.float32) * shade).astype(np.uint8)
     for p in arm:
         fill(image, p, sleeve)
         mark(ids, p, object_id)

@@ -8,6 +8,7 @@ JPEG) are separate steps so each caller picks its own.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -59,30 +60,65 @@ def tilt_homography(width: int, height: int, rng: np.random.Generator,
     return np.asarray(shift @ h, np.float64)
 
 
-def paste(frame: Image, card: Image, quad: Quad, *, shadow: float = 0.35) -> None:
-    """Warp the BGRA ``card`` onto ``quad`` of ``frame`` (in place), with a soft drop shadow."""
-    h, w = frame.shape[:2]
+@dataclass(frozen=True, slots=True)
+class Sprite:
+    """A card warped onto its quadrilateral, ready to lay on a frame (:func:`sprite`,
+    :func:`lay`): the box ``x0, y0, x1, y1`` of the frame it covers and, over that box, what
+    its soft drop shadow leaves of the felt (``shade``), what the card leaves of what lies
+    below (``through``) and the card's own part (``own``). None of it depends on the frame,
+    so a card lying still can be laid again and again from one sprite."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    shade: Image | None
+    through: Image
+    own: Image
+
+
+def sprite(card: Image, quad: Quad, size: tuple[int, int], *, shadow: float = 0.35
+           ) -> Sprite | None:
+    """The BGRA ``card`` warped onto ``quad`` of a frame of ``size`` (height, width), with a
+    soft drop shadow; None if it lies outside the frame."""
+    h, w = size
     x0 = max(math.floor(float(quad[:, 0].min())) - 4, 0)
     y0 = max(math.floor(float(quad[:, 1].min())) - 4, 0)
     x1 = min(math.ceil(float(quad[:, 0].max())) + 5, w)
     y1 = min(math.ceil(float(quad[:, 1].max())) + 5, h)
     if x1 <= x0 or y1 <= y0:
-        return
+        return None
     ch, cw = card.shape[:2]
     src = np.array([(0, 0), (cw, 0), (cw, ch), (0, ch)], np.float32)
     dst = quad - np.array([x0, y0], np.float32)
     m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
-    size = (x1 - x0, y1 - y0)
-    warped = cv2.warpPerspective(card, m, size, flags=cv2.INTER_AREA if cw > size[0] else
+    box = (x1 - x0, y1 - y0)
+    warped = cv2.warpPerspective(card, m, box, flags=cv2.INTER_AREA if cw > box[0] else
                                  cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
-    roi = frame[y0:y1, x0:x1].astype(np.float32)
+    shade = None
     if shadow > 0:
         sh = cv2.GaussianBlur(alpha[:, :, 0], (0, 0), 1.6)
         sh = np.roll(sh, (1, 1), axis=(0, 1))[:, :, None]
-        roi *= 1.0 - shadow * sh
-    roi = roi * (1.0 - alpha) + warped[:, :, :3].astype(np.float32) * alpha
-    frame[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
+        shade = 1.0 - shadow * sh
+    return Sprite(x0, y0, x1, y1, shade, 1.0 - alpha,
+                  warped[:, :, :3].astype(np.float32) * alpha)
+
+
+def lay(frame: Image, card: Sprite | None) -> None:
+    """Lay a :func:`sprite` on ``frame`` (in place)."""
+    if card is None:
+        return
+    roi = frame[card.y0:card.y1, card.x0:card.x1].astype(np.float32)
+    if card.shade is not None:
+        roi *= card.shade
+    roi = roi * card.through + card.own
+    frame[card.y0:card.y1, card.x0:card.x1] = np.clip(roi, 0, 255).astype(np.uint8)
+
+
+def paste(frame: Image, card: Image, quad: Quad, *, shadow: float = 0.35) -> None:
+    """Warp the BGRA ``card`` onto ``quad`` of ``frame`` (in place), with a soft drop shadow."""
+    lay(frame, sprite(card, quad, (frame.shape[0], frame.shape[1]), shadow=shadow))
 
 
 def light(frame: Image, rng: np.random.Generator, *, gain: float = 0.15) -> Image:

@@ -16,9 +16,11 @@ from __future__ import annotations
 import math
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -29,6 +31,7 @@ from table_controller.vocabulary.zones import check_zone
 from vision import props, render, scenes
 from vision.arrays import Image, Vector
 from vision.layout import TableLayout, default_layout
+from vision.render import Sprite
 from vision.sources import Frame
 
 LIGHTS: dict[str, tuple[tuple[float, float, float], float]] = {
@@ -38,6 +41,8 @@ LIGHTS: dict[str, tuple[tuple[float, float, float], float]] = {
     "warm": (scenes.WHITE_BALANCE["warm"], 1.0),
     "low": (scenes.WHITE_BALANCE["neutral"], 0.5),
 }
+SPRITES_KEPT = 64
+"""Cards warped onto where they lie that a caching camera keeps (about 0.25 MB each)."""
 HAND_MM = 1.15  # a hand over the felt is a little nearer the camera than the cloth
 
 
@@ -82,13 +87,25 @@ class VirtualCamera:
     """Renders scenes; a frame source (``read``/``close``) over the scene last set.
 
     ``felt``: a cloth of :data:`vision.props.FELTS` by name, or a BGR colour; ``light``: one of
-    :data:`LIGHTS`."""
+    :data:`LIGHTS`.
+
+    ``cache``: how many frames, and how many felts with cards laid on them, to keep (0: none).
+    Rendering is deterministic, so a frame rendered before is returned again (a copy), and a
+    new one starts from the longest run of its first cards already laid on the felt (cards are
+    drawn one over the other in order: the felt after the first k cards depends on those k
+    only) and draws the rest, its covers and its light: a card dealt costs one card's
+    drawing, not the whole table's. Each card is warped onto where it lies once
+    (:data:`SPRITES_KEPT` kept). The frames are equal to those rendered afresh."""
 
     def __init__(self, *, layout: TableLayout | None = None, seed: int = 0,
                  noise_sigma: float = 2.0, max_rotation: float = 3.0, max_offset: float = 2.0,
                  felt: str | tuple[int, int, int] = render.FELT_BGR, light: str = "neutral",
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, cache: int = 0) -> None:
         self.layout = layout or default_layout()
+        self.cache = cache
+        self._canvases: OrderedDict[tuple[SceneCard, ...], Image] = OrderedDict()
+        self._frames: OrderedDict[tuple[object, ...], Image] = OrderedDict()
+        self._sprites: OrderedDict[SceneCard, Sprite | None] = OrderedDict()
         self.seed = seed
         self.noise_sigma = noise_sigma
         self.max_rotation = max_rotation
@@ -193,9 +210,13 @@ class VirtualCamera:
         the camera's seed and ``frame_index``, so a frame is reproducible."""
         cards = self._scene if scene is None else tuple(scene)
         over = self._covers if covers is None else tuple(covers)
-        frame = self._felt.copy()
-        for sc in cards:
-            render.paste(frame, sc.art(), self.quad_of(sc))
+        key = (cards, over, frame_index if self.noise_sigma > 0 else None)
+        if self.cache:
+            known = self._frames.get(key)
+            if known is not None:
+                self._frames.move_to_end(key)
+                return known.copy()
+        frame = self._lay(cards)
         if over:
             ids = np.zeros(frame.shape[:2], np.int16)
             # chips and protectors lie on the cards, hands are above everything
@@ -203,7 +224,44 @@ class VirtualCamera:
                 self._draw_cover(frame, ids, cover, k)
         lit = np.asarray(cv2.multiply(frame, self._light, scale=1 / 128), np.uint8)
         rng = np.random.default_rng((self.seed, frame_index))
-        return render.noise(lit, rng, self.noise_sigma)
+        out = render.noise(lit, rng, self.noise_sigma)
+        if self.cache:
+            _keep(self._frames, key, out.copy(), self.cache)
+        return out
+
+    def _lay(self, cards: tuple[SceneCard, ...]) -> Image:
+        """The felt with ``cards`` drawn on it in order (a new array), from the longest run of
+        first cards kept (:attr:`cache`); keeps the felt with all of them, and with all but
+        the last (the stub's top card comes last: the next card dealt is drawn after the
+        others)."""
+        start, base = 0, self._felt
+        if self.cache:
+            for k in range(len(cards), 0, -1):
+                known = self._canvases.get(cards[:k])
+                if known is not None:
+                    self._canvases.move_to_end(cards[:k])
+                    start, base = k, known
+                    break
+        frame = base.copy()
+        for i in range(start, len(cards)):
+            if self.cache and i == len(cards) - 1 and i > start:
+                _keep(self._canvases, cards[:i], frame.copy(), self.cache)
+            render.lay(frame, self._sprite(cards[i]))
+        if self.cache and cards and start < len(cards):
+            _keep(self._canvases, cards, frame.copy(), self.cache)
+        return frame
+
+    def _sprite(self, sc: SceneCard) -> Sprite | None:
+        """``sc`` warped onto where it lies (kept with :attr:`cache`: a card lies where its
+        scene card says, the same in every frame)."""
+        if not self.cache:
+            return render.sprite(sc.art(), self.quad_of(sc), self._felt.shape[:2])
+        if sc in self._sprites:
+            self._sprites.move_to_end(sc)
+            return self._sprites[sc]
+        made = render.sprite(sc.art(), self.quad_of(sc), self._felt.shape[:2])
+        _keep(self._sprites, sc, made, SPRITES_KEPT)
+        return made
 
     def read(self) -> Frame:
         image = self.render(frame_index=self._index)
@@ -232,3 +290,11 @@ class VirtualCamera:
         finally:
             writer.release()
         return path
+
+
+def _keep(kept: OrderedDict[Any, Any], key: Any, image: Any, size: int) -> None:
+    """Keep ``image`` under ``key``, the least recently used dropped beyond ``size``."""
+    kept[key] = image
+    kept.move_to_end(key)
+    while len(kept) > size:
+        kept.popitem(last=False)

@@ -9,7 +9,10 @@ frames) turn it into camera observations.
 Speed: rendering a 1280x720 frame costs tens of milliseconds, so a frame is rendered and
 analysed only when the table changed; while it stays still the camera keeps reporting what that
 analysis saw (a real camera would show the same cards with fresh noise). The tracker still
-receives one sighting per frame, so its confirmation and drop counts work as on a table.
+receives one sighting per frame, so its confirmation and drop counts work as on a table. The
+camera keeps its last few frames and felts with cards laid (:data:`FRAMES_KEPT`): a card dealt
+is drawn over the felt as the last frame left it, a frame seen before (a hand lifted off a
+zone) is given again; every frame is the one a fresh render gives, and every one is analysed.
 
 The shuffler tray: the default layout (:func:`vision.layout.default_layout`) has no ``shuffler``
 zone. An installer can add one through the layout's zones (``[vision.zones]``; ``shuffler`` is a
@@ -155,6 +158,10 @@ def _stub_top(model: TableModel, camera: VirtualCamera) -> PhysicalCard | None:
     return stub[0] if stub else None
 
 
+FRAMES_KEPT = 4
+"""Frames, and felts with cards laid on them, the camera keeps (:class:`VirtualCamera`
+``cache``: 2.8 MB each at 1280x720): a card dealt is drawn on the felt as the frame before
+left it, a hand lifted off a zone gives back the frame from before it came."""
 FRAME_INTERVAL = 0.1
 """The simulated camera takes a frame at least this often (10 a second) on the table's clock."""
 
@@ -238,7 +245,7 @@ def build_camera(model: TableModel, *, seed: int = 0, noise_sigma: float = 0.0,
     the table's cloth and the room's light. The table is calibrated as an installer does it,
     from two frames of the empty table."""
     camera = VirtualCamera(layout=stub_layout() if stub_view else None, seed=seed,
-                           noise_sigma=noise_sigma, felt=felt, light=light)
+                           noise_sigma=noise_sigma, felt=felt, light=light, cache=FRAMES_KEPT)
     empty = learn_empty([camera.render([], frame_index=1_000_000 + k, covers=())
                          for k in range(2)])
     analyser = FrameAnalyser(Recogniser(sim_deck_templates()), layout=camera.layout,

@@ -26,6 +26,8 @@ Faults: :meth:`SimPn5180.fail` (the chip stops answering: BUSY stays low, MISO f
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from firmware import iso15693, pn5180
 
 SPI_CALL_US = 25
@@ -159,6 +161,27 @@ class _Irq(_Nss):
         return chip.irq_level()
 
 
+class ChipState(NamedTuple):
+    """A chip's state as :meth:`SimPn5180.state` gives it (times in µs from now)."""
+
+    regs: tuple[tuple[int, int], ...]
+    rf_on: bool
+    selected: bool
+    frame_bytes: int
+    frame_in: bytes
+    answer: bytes
+    busy: int
+    rf_state: int
+    events: tuple[tuple[int, int], ...]
+    rx_status: int
+    rx_data: bytes
+    inventory: tuple[int, int, bool] | None
+    slot: int
+    in_reset: bool
+    dead: bool
+    garble: int
+
+
 class SimPn5180:
     """One simulated PN5180 with its antenna. ``field`` maps the UID (most significant byte
     first) of each tag that answers now to its coupling level (0-15)."""
@@ -175,6 +198,9 @@ class SimPn5180:
         self.dead = False
         self._garble = 0
         self.instructions = 0
+        self.answers = 0
+        """Answers (one tag's or a collision) the chip has heard: each sets RX_STATUS and the data
+        READ_DATA gives."""
         self._handlers = {
             pn5180.WRITE_REGISTER: self._do_write, pn5180.WRITE_REGISTER_OR_MASK: self._do_write,
             pn5180.WRITE_REGISTER_AND_MASK: self._do_write,
@@ -194,7 +220,8 @@ class SimPn5180:
 
     @field.setter
     def field(self, tags: dict[bytes, int]) -> None:
-        self._field = [(uid, iso15693.uid_value(uid), level) for uid, level in tags.items()]
+        # int.from_bytes: iso15693.uid_value's value, without its loop over the bytes
+        self._field = [(uid, int.from_bytes(uid, "big"), level) for uid, level in tags.items()]
 
     # ------------------------------------------------------------------ faults
     def fail(self) -> None:
@@ -253,6 +280,49 @@ class SimPn5180:
             if t <= now:
                 status |= bit
         return status
+
+    # ------------------------------------------------------------------ replay
+    def state(self, *, rx: bool = True) -> ChipState:
+        """Everything the chip's next answers depend on besides its field and the clock's
+        reading, with times relative to now (a time already past as 0: only ``t <= now`` is
+        ever asked of it). Two chips in equal states with equal fields answer the same
+        instructions alike (:mod:`hw_sim.devices.scan_replay`). Without ``rx``, RX_STATUS and
+        the answer's data read 0 and empty (:meth:`rx` gives them)."""
+        now = self.clock.now_us
+        return ChipState(
+            tuple(sorted(self.regs.items())), self.rf_on, self.selected, self.frame_bytes,
+            bytes(self.frame_in), self._answer, max(self.busy_until - now, 0), self._state,
+            tuple(sorted((bit, max(t - now, 0)) for bit, t in self._events.items())),
+            self._rx_status if rx else 0, self._rx_data if rx else b"", self._inventory,
+            self._slot, self.in_reset, self.dead, self._garble)
+
+    def rx(self) -> tuple[int, bytes]:
+        """RX_STATUS and the data READ_DATA gives, as the last answer left them."""
+        return self._rx_status, self._rx_data
+
+    def set_rx(self, rx: tuple[int, bytes]) -> None:
+        self._rx_status, self._rx_data = rx
+
+    def set_state(self, state: ChipState) -> None:
+        """Put the chip in ``state`` (from :meth:`state`), its times relative to now."""
+        now = self.clock.now_us
+        self.regs = dict(state.regs)
+        self.rf_on, self.selected = state.rf_on, state.selected
+        self.frame_bytes, self.frame_in = state.frame_bytes, bytearray(state.frame_in)
+        self._answer = state.answer
+        self.busy_until = now + state.busy
+        self._state = state.rf_state
+        self._events = {bit: now + t for bit, t in state.events}
+        self._rx_status, self._rx_data = state.rx_status, state.rx_data
+        self._inventory, self._slot = state.inventory, state.slot
+        self.in_reset, self.dead, self._garble = state.in_reset, state.dead, state.garble
+
+    def heard(self, mask: int, mask_len: int) -> tuple[tuple[int, int], ...]:
+        """The tags of the field that an inventory for ``mask`` (its lowest ``mask_len`` UID
+        bits) or any sub-round of it can hear: (UID value, coupling level) in field order."""
+        low = (1 << mask_len) - 1
+        mask &= low
+        return tuple((value, level) for _, value, level in self._field if value & low == mask)
 
     # ------------------------------------------------------------------ SPI
     def select(self, low: bool) -> None:
@@ -452,6 +522,7 @@ class SimPn5180:
         sof = tx_end + iso15693.T1_US
         self._events[pn5180.IRQ_RX_SOF_DET] = sof
         self._events[pn5180.IRQ_RX] = sof + iso15693.ANSWER_US
+        self.answers += 1
         if len(tags) == 1:
             self._rx_status = iso15693.ANSWER_BYTES
             self._rx_data = bytes((0, 0)) + bytes(reversed(tags[0]))

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from firmware import messages
 from firmware.antenna import Antenna
 from firmware.controller import AntennaController
+from firmware.hal import Reader
 from firmware_bridge.protocol import (
     PROTOCOL_MAJOR,
     BuzzerPattern,
@@ -55,6 +56,7 @@ from firmware_bridge.protocol import (
 )
 from hw_sim.devices.pn5180_sim import DEFAULT_LEVEL, SimBus, SimPn5180
 from hw_sim.devices.pty_port import PortUnplugged, PtyPort
+from hw_sim.devices.scan_replay import ReplayCache, ReplayInventory, ReplayPn5180
 
 MODEL = "hw_sim virtual"
 
@@ -120,6 +122,7 @@ class VirtualRfidController:
         auto_scan: bool = False,
         clock: Callable[[], float] = time.monotonic,
         protocol_major: int = PROTOCOL_MAJOR,
+        replay: bool = False,
     ) -> None:
         if not 1 <= antenna_count <= 254:
             raise ValueError(f"antenna_count {antenna_count} outside 1..254")
@@ -146,6 +149,9 @@ class VirtualRfidController:
         self._thread: threading.Thread | None = None
         self.bus = SimBus(antenna_count)
         """The simulated SPI bus and its chips (``bus.clock.now_us``: simulated time)."""
+        self.replay = ReplayCache() if replay else None
+        """With ``replay``: the inventories' outcomes, replayed when the same situation comes
+        again (:mod:`hw_sim.devices.scan_replay`); None: every one simulated."""
         # observable by tests
         self.cycles = 0
         self.frames_sent = 0
@@ -161,7 +167,16 @@ class VirtualRfidController:
         self.core = self._new_core()
 
     def _new_core(self) -> AntennaController:
-        core = AntennaController([Antenna(self.bus.driver(i)) for i in range(self.antenna_count)],
+        readers: list[Reader] = []
+        for i, sim in enumerate(self.bus.chips):
+            if self.replay is None:
+                readers.append(Antenna(self.bus.driver(i)))
+                continue
+            driver = ReplayPn5180(sim, self.replay, name=f"antenna {i}")
+            antenna = Antenna(driver)
+            antenna.inventory = ReplayInventory(driver)
+            readers.append(antenna)
+        core = AntennaController(readers,
                           _Line(self), _SessionClock(self._clock), self.bus.clock,
                           scan_period_ms=int(self.scan_period * 1000),
                           heartbeat_ms=int(self.heartbeat_interval * 1000),

@@ -309,8 +309,11 @@ def build_pty_rfid(model: TableModel, clock: SimClock, *, seed: int = 0,
     outbox: list[Observation] = []
     reader = RfidReader(resolver=model.registry, config=config or ReaderConfig(),
                         sink=outbox.append, clock=clock)
+    # the firmware's inventories replayed when the same one comes again: the same bytes,
+    # chip states and scan times as simulating each (hw_sim/devices/scan_replay.py), a
+    # fraction of the cost
     controller = VirtualRfidController(seed=seed, clock=clock, flicker=FlickerModel(),
-                                       scan_period=SCAN_PERIOD)
+                                       scan_period=SCAN_PERIOD, replay=True)
     # The virtual controller sends its heartbeats from its own thread when it gets the CPU,
     # while the simulated clock may jump 0.1 s per look: a 1.5 s silence timeout would fire
     # falsely on a busy machine. Unplugging is still seen at once (the pty goes away).
