@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import signal
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ import zmq
 
 from table_controller.commands import run as run_command
 from table_controller.config import parse_config
-from table_controller.daemon.journal import Journal
+from table_controller.daemon.journal import Journal, JournalError
 from tests.test_daemon_run import start, stop
 
 
@@ -104,16 +105,21 @@ def test_run_sim_without_config_starts(tmp_path: Path, monkeypatch: pytest.Monke
 
     def stop_once_a_hand_started() -> None:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if journal.exists():
-                j = Journal.open(journal, readonly=True)
-                try:
-                    if j.hands():
-                        break
-                finally:
-                    j.close()
-            time.sleep(0.2)
-        signal.raise_signal(signal.SIGTERM)
+        try:
+            while time.monotonic() < deadline:
+                if journal.exists():
+                    try:
+                        j = Journal.open(journal, readonly=True)
+                        try:
+                            if j.hands():
+                                break
+                        finally:
+                            j.close()
+                    except (sqlite3.Error, JournalError):
+                        pass        # the file is there before the daemon made its tables
+                time.sleep(0.2)
+        finally:
+            signal.raise_signal(signal.SIGTERM)     # whatever happened, the run must stop
 
     watcher = threading.Thread(target=stop_once_a_hand_started)
     watcher.start()
