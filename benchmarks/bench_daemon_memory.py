@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -116,6 +117,13 @@ class Dealer:
         time.sleep(SHUFFLE_S)
 
 
+def _free_port() -> int:
+    """A loopback port nothing listens on now, for the station (two runs side by side)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def run(seconds: float) -> dict[str, Any]:
     keep = os.environ.get("BENCH_DAEMON_KEEP")  # a folder: the journal stays there
     with (contextlib.nullcontext(keep) if keep
@@ -148,6 +156,8 @@ public = "ipc://{folder}/public"
 floor = "ipc://{folder}/floor"
 console = "ipc://{folder}/console"
 alerts = "ipc://{folder}/alerts"
+[station]
+listen = "127.0.0.1:{_free_port()}"
 """)
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "run", "--sim",
