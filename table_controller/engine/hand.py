@@ -662,18 +662,26 @@ class Hand:
             raise IllegalAction(f"no showdown during the {self.street.value}", rule=cite.DEAL)
         cards = dict(self.hole_cards)
         given = {s: tuple(c) for s, c in (hole_cards or {}).items()}
+        fresh = False  # cards given for a seat that has none recorded
         for seat, hand in given.items():
             if seat not in self.players or len(hand) != 2:
                 raise IllegalAction(f"seat {seat}: two hole cards of a player dealt in "
                                     "expected", rule=cite.SHOW)
-            if seat in cards and set(cards[seat]) != set(hand):
-                raise IllegalAction(f"seat {seat} was dealt {_text(cards[seat])}, not "
+            dealt = cards.get(seat)
+            if dealt is None:
+                fresh = True
+            elif dealt != hand and set(dealt) != set(hand):  # the same cards: usually the
+                raise IllegalAction(f"seat {seat} was dealt {_text(dealt)}, not "  # same objects
                                     f"{_text(hand)}", rule=cite.DUPLICATE)
-        known = set(self.board)
-        for seat, hand in {**cards, **given}.items():
-            self._check_distinct(hand, known)
-            known.update(hand)
-            cards[seat] = hand
+        if fresh:
+            known = set(self.board)
+            for seat, hand in {**cards, **given}.items():
+                self._check_distinct(hand, known)
+                known.update(hand)
+                cards[seat] = hand
+        else:
+            # only cards already dealt, which deal_hole and deal_board checked distinct
+            cards.update(given)
         muck = set(mucked)
         tabled = [s for s in self.live_seats if s not in muck]
         missing = [s for s in tabled if s not in cards]

@@ -513,7 +513,7 @@ class _ReplayState:
         known = tuple(c for c in cards if c is not None)
         if cards and len(known) == len(cards):
             dealt = self.hand.hole_cards.get(seat)
-            if dealt is not None and set(dealt) != set(known):
+            if dealt is not None and dealt != known and set(dealt) != set(known):
                 raise PhhError(
                     f"p{player} shows {' '.join(map(str, known))} but was dealt "
                     f"{' '.join(map(str, dealt))}"
