@@ -183,7 +183,8 @@ def _plain_action(text: str, player_count: int) -> PhhAction | None:
     """The usual actions, single-spaced and without commentary (``p3 f``, ``p2 cc``, ``p1 cbr
     60``, ``d dh p1 AsKs``, ``d db Jc3d5c``), read with string operations and tables; None for
     anything else, which the general reader handles (so both give the same answer and the same
-    errors)."""
+    errors). The actions are built without their named tuple's Python-level ``__new__``, every
+    field given."""
     head = text[:5]
     if head == "d dh ":  # hole cards: the most frequent action, and each text a new one
         token, _, cards = text[5:].partition(" ")
@@ -193,24 +194,25 @@ def _plain_action(text: str, player_count: int) -> PhhAction | None:
         hole = _HOLE_OF.get(cards)
         if player is None or player > player_count or hole is None:
             return None  # unknown cards ('????') and errors: the general reader
-        return DealHole(player, hole)
+        return _new(DealHole, (player, hole, None))
     if head == "d db ":
         board = _known_cards(text[5:])
-        return None if board is None else DealBoard(board)
+        return None if board is None else _new(DealBoard, (board, None))
     words = text.split(" ")
     player = _plain_player(words[0], player_count)
     if player is None:
         return None
     if len(words) == 2:
         if words[1] == "f":
-            return Fold(player)
+            return _new(Fold, (player, None))
         if words[1] == "cc":
-            return CheckOrCall(player)
+            return _new(CheckOrCall, (player, None))
     elif len(words) == 3 and words[1] == "cbr" and words[2].isdecimal() and words[2][0] != "0":
-        return BetOrRaiseTo(player, int(words[2]))
+        return _new(BetOrRaiseTo, (player, int(words[2]), None))
     return None
 
 
+_new = tuple.__new__
 _CARD_OF: Mapping[str, Card] = {str(card): card for card in DECK}
 # Two cards written together (``AsKs``), every ordered pair (a card twice too: the engine names
 # the duplicate); 2,704 entries built at import, about a millisecond.
