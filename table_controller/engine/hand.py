@@ -8,9 +8,9 @@ Every public method either applies its change completely or raises :class:`Illeg
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
@@ -36,7 +36,7 @@ from table_controller.engine.records import (
     RakeTaken,
     TimeExpired,
 )
-from table_controller.engine.results import HandResult, PotAward
+from table_controller.engine.results import HandResult, PotAward, hand_result, pot_award
 from table_controller.engine.showdown import (
     award_pots,
     clockwise_from,
@@ -44,6 +44,9 @@ from table_controller.engine.showdown import (
     take_rake,
 )
 from table_controller.vocabulary.cards import DECK, Card
+
+if TYPE_CHECKING:
+    from table_controller.engine.evaluator import HandValue
 
 _BETTING_STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)  # a tuple: enum
 # members are found by identity, faster than hashing them into a set
@@ -539,8 +542,7 @@ class Hand:
             pots, rake = take_rake([Pot(total, (winner,))], self.config.rake,
                                    flop_dealt=self._flop_dealt)
             total = pots[0].amount
-        awards = [PotAward(amount=total, eligible=(winner,), winners=(winner,),
-                           shares={winner: total})]
+        awards = [pot_award(total, (winner,), (winner,), {winner: total})]
         self._finish(awards, rake, showdown=False)
 
     def _finish(self, awards: list[PotAward], rake: int, *, showdown: bool) -> None:
@@ -560,8 +562,7 @@ class Hand:
         self._round.fresh = False  # invalidate(): chips moved
         self._round_closed = True
         self.street = Street.COMPLETE
-        self.result = HandResult(pots=awards, returned=dict(self._returned), rake=rake,
-                                 voided=False, final_stacks=final, showdown=showdown)
+        self.result = hand_result(awards, dict(self._returned), rake, final, showdown)
 
     # ------------------------------------------------------------------ cards
     def _add_dealt(self, cards: Sequence[Card]) -> None:
@@ -688,11 +689,7 @@ class Hand:
         if missing:
             raise IllegalAction(f"seat(s) {missing}: cards must be tabled to win (or mucked)",
                                 rule=cite.SHOW)
-        # The evaluator builds its lookup tables when first imported (a quarter of a second):
-        # imported at the first showdown, not by every program that plays or replays hands
-        # (most hands end without one).
-        from table_controller.engine.evaluator import evaluate
-
+        evaluate = _EVALUATE or _import_evaluate()
         values = {s: evaluate(list(cards[s]) + self.board) for s in tabled}
         pots = self.pots()
         for i, pot in enumerate(pots):
@@ -739,6 +736,20 @@ class Hand:
 # out, find their bit by identity (they live as long as the program, so no other object has
 # their id); any other Card object computes it.
 _BIT_OF_CARD: dict[int, int] = {id(card): 1 << card.index for card in DECK}
+
+
+# The evaluator builds its lookup tables when first imported (a quarter of a second): imported
+# at the first showdown, not by every program that plays or replays hands (most hands end
+# without one), and kept here (an import statement at every showdown costs a lookup chain).
+_EVALUATE: Callable[[Sequence[Card]], HandValue] | None = None
+
+
+def _import_evaluate() -> Callable[[Sequence[Card]], HandValue]:
+    global _EVALUATE
+    from table_controller.engine.evaluator import evaluate
+
+    _EVALUATE = evaluate
+    return evaluate
 
 
 def _card_bit(card: Card) -> int:

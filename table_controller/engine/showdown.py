@@ -6,7 +6,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from table_controller.engine.config import OddChipRule, RakeConfig
 from table_controller.engine.pots import Pot, split_pot
-from table_controller.engine.results import PotAward
+from table_controller.engine.results import PotAward, pot_award
 
 
 def clockwise_from(seats: Iterable[int], after: int | None) -> list[int]:
@@ -31,6 +31,9 @@ def showdown_order(live: Collection[int], pots: Sequence[Pot], *, aggressor: int
         start = clockwise_from(live, aggressor - 1)
     else:
         start = clockwise_from(live, button)
+
+    if len(pots) == 1 and all(seat in pots[0].eligible for seat in start):
+        return start  # one pot that every live player contests: the clockwise order
 
     def deepest(seat: int) -> int:
         return max((i for i, pot in enumerate(pots) if seat in pot.eligible), default=-1)
@@ -90,6 +93,5 @@ def award_pots(pots: Sequence[Pot], scores: Mapping[int, int], *, rule: OddChipR
         order = odd_chip_order(winners, rule=rule, button=button, preflop_order=preflop_order)
         shares = split_pot(pot.amount, order, unit=unit,
                            one_odd_chip_each=rule is not OddChipRule.HOUSE_COUNTERCLOCKWISE)
-        awards.append(PotAward(amount=pot.amount, eligible=pot.eligible,
-                               winners=tuple(sorted(winners)), shares=shares))
+        awards.append(pot_award(pot.amount, pot.eligible, tuple(sorted(winners)), shares))
     return awards
