@@ -350,11 +350,14 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     kwargs: dict[str, Any] = {}
     for name in ("min_bet", "small_bet", "big_bet"):
         if name in raw:
-            kwargs[name] = _chip(name, raw[name], allow_zero=False)
+            value = raw[name]  # the usual case, a positive integer, taken at once
+            kwargs[name] = (value if type(value) is int and value > 0
+                            else _chip(name, value, allow_zero=False))
     if "ante_trimming_status" in raw:
-        kwargs["ante_trimming_status"] = _typed(
-            "ante_trimming_status", raw["ante_trimming_status"], bool, "true or false"
-        )
+        value = raw["ante_trimming_status"]
+        kwargs["ante_trimming_status"] = (
+            value if type(value) is bool
+            else _typed("ante_trimming_status", value, bool, "true or false"))
     if "seats" in raw:
         seats = _typed("seats", raw["seats"], list, "an array of seat numbers")
         if len(seats) != count:
@@ -364,8 +367,11 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
             raise _fail("seats", f"seat numbers must be distinct and >= 1, got {list(checked)}")
         kwargs["seats"] = checked
     unread: dict[str, Any] = {}
-    for name, read in descriptive:
+    for name, read, plain in descriptive:
         value = raw[name]
+        if type(value) in plain:  # a value its reader would return as it is
+            kwargs[name] = value
+            continue
         try:
             kwargs[name] = read(name, value, count)
         except PhhError:
@@ -384,13 +390,11 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
 
 # Layouts of fields (variant, field names in order) -> the descriptive fields with their
 # readers and the user's fields, in order; bounded, emptied by clear_caches().
-_LAYOUTS: dict[tuple[str, tuple[str, ...]],
-               tuple[tuple[tuple[str, Callable[[str, object, int], Any]], ...],
-                     tuple[str, ...]]] = {}
+_Descriptive = tuple[tuple[str, Callable[[str, object, int], Any], frozenset[type]], ...]
+_LAYOUTS: dict[tuple[str, tuple[str, ...]], tuple[_Descriptive, tuple[str, ...]]] = {}
 
 
-def _layout(variant: str, names: tuple[str, ...]) -> tuple[
-        tuple[tuple[str, Callable[[str, object, int], Any]], ...], tuple[str, ...]]:
+def _layout(variant: str, names: tuple[str, ...]) -> tuple[_Descriptive, tuple[str, ...]]:
     """Check a layout of fields for ``variant`` (a required field missing, a forbidden one
     present raise every time) and remember how its fields are read."""
     present = set(names)
@@ -400,7 +404,8 @@ def _layout(variant: str, names: tuple[str, ...]) -> tuple[
     for name in _FORBIDDEN[variant]:
         if name in present:
             raise _fail(name, f"not used by variant {variant}")
-    descriptive = tuple((n, _DESCRIPTIVE[n]) for n in names if n in _DESCRIPTIVE)
+    descriptive = tuple((n, _DESCRIPTIVE[n], _PLAIN_TYPES.get(_DESCRIPTIVE[n], frozenset()))
+                        for n in names if n in _DESCRIPTIVE)
     user_names = tuple(n for n in names if n not in _DESCRIPTIVE and n not in _READ_ABOVE)
     if len(_LAYOUTS) >= 1024:
         _LAYOUTS.clear()
@@ -478,6 +483,14 @@ _DESCRIPTIVE: Mapping[str, Callable[[str, object, int], Any]] = {
     "time": _time,
     "players": _names,
     **dict.fromkeys(_PER_PLAYER_CHIPS, _chips),
+}
+# The types whose values these readers return unchanged (exactly these types: not a bool for
+# an integer), taken without calling the reader.
+_PLAIN_TYPES: Mapping[Callable[[str, object, int], Any], frozenset[type]] = {
+    _string: frozenset({str}),
+    _integer: frozenset({int}),
+    _integer_or_string: frozenset({int, str}),
+    _time: frozenset({datetime.time}),
 }
 
 
