@@ -57,6 +57,9 @@ _NEXT_STREET = {id(Street.PREFLOP): (Street.FLOP, 3), id(Street.FLOP): (Street.T
 # Records built without the named tuple's Python-level __new__ (every field given).
 _record = tuple.__new__
 _BET_OF = attrgetter("bet")
+_FOLD = ActionKind.FOLD
+# Members used on the hot path, read as globals (an Enum class attribute costs ten times more)
+_RIVER, _SHOWDOWN, _COMPLETE = Street.RIVER, Street.SHOWDOWN, Street.COMPLETE
 
 
 class Hand:
@@ -421,8 +424,11 @@ class Hand:
         if seat != rnd.next_seat:
             raise IllegalAction(f"seat {seat} acts out of turn: seat {rnd.next_seat} is to act",
                                 rule=cite.TURN_ORDER)
-        resolved = rnd.decide(seat, kind, amount, True)
-        rnd.apply(resolved)
+        if kind is _FOLD:
+            resolved = rnd.fold_in_turn(seat)
+        else:
+            resolved = rnd.decide(seat, kind, amount, True)
+            rnd.apply(resolved)
         self._street_acted = True
         self.log.append(resolved)
         if rnd.over or self._held:  # the betting round or the hand is over
@@ -520,8 +526,8 @@ class Hand:
         for p in self.players.values():
             p.bet = 0
         self._round.fresh = False  # invalidate(): chips moved
-        if self.street is Street.RIVER:
-            self.street = Street.SHOWDOWN
+        if self.street is _RIVER:
+            self.street = _SHOWDOWN
 
     def _end_by_folds(self) -> None:
         """Everybody else folded: the whole pot to the last player, no showdown [000]."""
@@ -561,7 +567,7 @@ class Hand:
             final[seat] = p.stack
         self._round.fresh = False  # invalidate(): chips moved
         self._round_closed = True
-        self.street = Street.COMPLETE
+        self.street = _COMPLETE
         self.result = hand_result(awards, dict(self._returned), rake, final, showdown)
 
     # ------------------------------------------------------------------ cards
@@ -659,7 +665,7 @@ class Hand:
         """Compare hands and pay every pot. ``hole_cards`` adds or confirms cards (recorded
         cards are used otherwise); ``mucked`` seats forfeit: cards must be tabled to win
         [002 #13]. Cards speak [002 #10]."""
-        if self.street is not Street.SHOWDOWN:
+        if self.street is not _SHOWDOWN:
             raise IllegalAction(f"no showdown during the {self.street.value}", rule=cite.DEAL)
         cards = dict(self.hole_cards)
         given = {s: tuple(c) for s, c in (hole_cards or {}).items()}
