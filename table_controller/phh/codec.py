@@ -547,6 +547,17 @@ def _scalar(token: str) -> object:
 
 def _array(value: str) -> list[object] | None:
     """A one-line array of the plain subset, or None."""
+    quote = value[1:2]
+    if (quote == "'" or quote == '"') and len(value) >= 4 and value[-2:] == quote + "]":
+        # strings of one kind (the actions line of every file), split at once: what the
+        # regular expressions below accept when no item holds its quote (nor, in a basic
+        # string, a backslash) and every character is printable (anything else is left to
+        # them)
+        inside = value[2:-2]
+        items = inside.split(quote + ", " + quote)
+        if (inside.isprintable() and inside.count(quote) == 2 * len(items) - 2
+                and (quote == "'" or "\\" not in inside)):
+            return items
     if _INT_ARRAY_RE.fullmatch(value):
         return list(map(int, value[1:-1].split(", ")))
     if _LITERAL_ARRAY_RE.fullmatch(value):
