@@ -326,12 +326,21 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         layout = _layout(variant, names)
     descriptive, user_names = layout
 
-    stacks = _chip_list("starting_stacks", raw["starting_stacks"], None, allow_zero=False)
-    count = len(stacks)
-    if count < 2:
-        raise _fail("starting_stacks", f"a hand needs at least 2 players, got {count}")
-    antes = _chip_list("antes", raw["antes"], count, allow_zero=True)
-    blinds = _chip_list("blinds_or_straddles", raw["blinds_or_straddles"], count, allow_zero=True)
+    stacks, antes, blinds = raw["starting_stacks"], raw["antes"], raw["blinds_or_straddles"]
+    if (type(stacks) is list and type(antes) is list and type(blinds) is list
+            and 2 <= len(stacks) == len(antes) == len(blinds)
+            and set(map(type, stacks + antes + blinds)) == _INT_ONLY
+            and min(stacks) > 0 and min(antes) >= 0 and min(blinds) >= 0):
+        # the usual case, checked at once: what the three readers below return for it
+        stacks, antes, blinds = tuple(stacks), tuple(antes), tuple(blinds)
+        count = len(stacks)
+    else:
+        stacks = _chip_list("starting_stacks", stacks, None, allow_zero=False)
+        count = len(stacks)
+        if count < 2:
+            raise _fail("starting_stacks", f"a hand needs at least 2 players, got {count}")
+        antes = _chip_list("antes", antes, count, allow_zero=True)
+        blinds = _chip_list("blinds_or_straddles", blinds, count, allow_zero=True)
 
     raw_actions = raw["actions"]
     if not isinstance(raw_actions, list):
@@ -557,7 +566,7 @@ def _array(value: str) -> list[object] | None:
         items = inside.split(quote + ", " + quote)
         if (inside.isprintable() and inside.count(quote) == 2 * len(items) - 2
                 and (quote == "'" or "\\" not in inside)):
-            return items
+            return list(items)
     if _INT_ARRAY_RE.fullmatch(value):
         return list(map(int, value[1:-1].split(", ")))
     if _LITERAL_ARRAY_RE.fullmatch(value):
