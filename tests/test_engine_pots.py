@@ -18,7 +18,7 @@ from table_controller.engine import (
     Table,
 )
 from table_controller.engine.pots import Pot, build_pots, split_pot, uncalled_excess
-from table_controller.vocabulary.cards import parse_cards
+from table_controller.vocabulary.cards import Card, parse_cards
 
 F, X, C, B, R, A = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET,
                     ActionKind.RAISE, ActionKind.ALL_IN)
@@ -277,6 +277,28 @@ def test_showdown_cards_may_be_given_late_and_duplicates_refused() -> None:
     assert result.final_stacks == {1: 102, 2: 98}
 
 
+def test_showdown_confirms_dealt_cards_in_any_order_and_checks_new_ones() -> None:
+    """Cards confirmed for a seat that was dealt them (in any order, as other Card objects)
+    are the dealt cards: not checked again; different ones are refused; cards for a seat
+    with none recorded are checked against every card of the hand."""
+    _, hand = start({1: 100, 2: 100, 3: 100}, button=3)
+    hand.deal_hole(1, parse_cards("As Ah"))
+    hand.deal_hole(2, parse_cards("Kc Kd"))
+    run_out(hand)
+    with pytest.raises(IllegalAction, match="seat 1 was dealt As Ah, not As Qh"):
+        hand.showdown({1: parse_cards("As Qh")})
+    with pytest.raises(IllegalAction, match="duplicate card"):
+        hand.showdown({1: parse_cards("Ah As"), 3: parse_cards("Kd 5c")})
+    with pytest.raises(IllegalAction, match="duplicate card"):
+        hand.showdown({3: parse_cards("9h 5c")})  # the board's 9h
+    assert hand.street is Street.SHOWDOWN
+    result = hand.showdown({1: [Card(14, "h"), Card(14, "s")], 2: parse_cards("Kd Kc"),
+                            3: parse_cards("5c 6c")})
+    assert result.pots[0].winners == (2,)  # three kings with the board's Ks
+    shown = {r.seat: r.cards for r in hand.log if isinstance(r, CardsShown)}
+    assert shown[1] == (Card(14, "h"), Card(14, "s"))  # as confirmed
+
+
 def test_void_returns_every_chip() -> None:
     table, hand = start({1: 100, 2: 100, 3: 100}, button=1, ante=1)
     act(hand, 1, R, 10)
@@ -297,3 +319,20 @@ def test_uncalled_excess_helper() -> None:
     assert uncalled_excess({1: 10, 2: 4}) == (1, 6)
     assert uncalled_excess({1: 10, 2: 10}) is None
     assert uncalled_excess({}) is None
+
+
+def test_result_builders_make_the_dataclasses_their_constructors_make() -> None:
+    """The engine's builders of PotAward and HandResult (set through the slots, for speed)
+    give equal, equally frozen objects."""
+    from dataclasses import FrozenInstanceError
+
+    from table_controller.engine.results import HandResult, PotAward, hand_result, pot_award
+
+    award = pot_award(10, (1, 2), (1,), {1: 10})
+    assert award == PotAward(amount=10, eligible=(1, 2), winners=(1,), shares={1: 10})
+    result = hand_result([award], {2: 3}, 1, {1: 110, 2: 90}, True)
+    assert result == HandResult(pots=[award], returned={2: 3}, rake=1, voided=False,
+                                final_stacks={1: 110, 2: 90}, showdown=True)
+    assert result.reason is None and repr(result).startswith("HandResult(pots=[PotAward(")
+    with pytest.raises(FrozenInstanceError):
+        result.rake = 0  # type: ignore[misc]

@@ -183,7 +183,7 @@ def test_malformed_files_are_refused_with_the_reason(text: str, expected: str) -
 @pytest.mark.parametrize(
     "field",
     ["players = [1, 2, 3]", "finishing_stacks = [99.5, 100.5, 100]", 'day = "22"',
-     "winnings = [1, 2]", "time = 3"],
+     "winnings = [1, 2]", "time = 3", "hand = true", "day = false", "venue = 3"],
 )
 def test_descriptive_fields_of_another_type_are_kept_not_refused(field: str) -> None:
     """A field the replay does not need does not stop the file (issue 11): it is kept as
@@ -345,7 +345,8 @@ def test_plain_reader_agrees_with_tomllib_on_any_bracketed_text(inside: str) -> 
 def test_read_history_is_the_one_the_constructor_builds() -> None:
     """The reader builds its HandHistory without the generated __init__: the same record
     (defaults included), as immutable."""
-    from dataclasses import FrozenInstanceError, fields
+    import pickle
+    from dataclasses import FrozenInstanceError, fields, replace
 
     plain = loads(MINIMAL)
     assert plain == HandHistory(variant="NT", antes=(0, 0, 0), blinds_or_straddles=(1, 2, 0),
@@ -358,6 +359,13 @@ def test_read_history_is_the_one_the_constructor_builds() -> None:
     assert full.unread == {"finishing_stacks": [1.5, 2, 3]} and full.user_fields == {"_mine": 1}
     with pytest.raises(FrozenInstanceError):
         full.variant = "FT"  # type: ignore[misc]
+    # the fields not in the file read as their defaults, and the history copies like one
+    # built by the constructor
+    assert (plain.author, plain.seats, plain.ante_trimming_status) == (None, None, False)
+    assert replace(plain, hand=7) == replace(HandHistory(**{f.name: getattr(plain, f.name)
+                                                             for f in fields(HandHistory)}),
+                                             hand=7)
+    assert pickle.loads(pickle.dumps(full)) == full
 
 
 def test_layouts_of_fields_are_remembered_per_variant_and_order() -> None:

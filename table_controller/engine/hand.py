@@ -8,9 +8,9 @@ Every public method either applies its change completely or raises :class:`Illeg
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from table_controller.engine import citations as cite
 from table_controller.engine.actions import Action, ActionKind, LegalActions, Street
@@ -36,7 +36,7 @@ from table_controller.engine.records import (
     RakeTaken,
     TimeExpired,
 )
-from table_controller.engine.results import HandResult, PotAward
+from table_controller.engine.results import HandResult, PotAward, hand_result, pot_award
 from table_controller.engine.showdown import (
     award_pots,
     clockwise_from,
@@ -44,6 +44,9 @@ from table_controller.engine.showdown import (
     take_rake,
 )
 from table_controller.vocabulary.cards import DECK, Card
+
+if TYPE_CHECKING:
+    from table_controller.engine.evaluator import HandValue
 
 _BETTING_STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)  # a tuple: enum
 # members are found by identity, faster than hashing them into a set
@@ -54,6 +57,9 @@ _NEXT_STREET = {id(Street.PREFLOP): (Street.FLOP, 3), id(Street.FLOP): (Street.T
 # Records built without the named tuple's Python-level __new__ (every field given).
 _record = tuple.__new__
 _BET_OF = attrgetter("bet")
+_FOLD = ActionKind.FOLD
+# Members used on the hot path, read as globals (an Enum class attribute costs ten times more)
+_RIVER, _SHOWDOWN, _COMPLETE = Street.RIVER, Street.SHOWDOWN, Street.COMPLETE
 
 
 class Hand:
@@ -418,8 +424,11 @@ class Hand:
         if seat != rnd.next_seat:
             raise IllegalAction(f"seat {seat} acts out of turn: seat {rnd.next_seat} is to act",
                                 rule=cite.TURN_ORDER)
-        resolved = rnd.decide(seat, kind, amount, True)
-        rnd.apply(resolved)
+        if kind is _FOLD:
+            resolved = rnd.fold_in_turn(seat)
+        else:
+            resolved = rnd.decide(seat, kind, amount, True)
+            rnd.apply(resolved)
         self._street_acted = True
         self.log.append(resolved)
         if rnd.over or self._held:  # the betting round or the hand is over
@@ -517,8 +526,8 @@ class Hand:
         for p in self.players.values():
             p.bet = 0
         self._round.fresh = False  # invalidate(): chips moved
-        if self.street is Street.RIVER:
-            self.street = Street.SHOWDOWN
+        if self.street is _RIVER:
+            self.street = _SHOWDOWN
 
     def _end_by_folds(self) -> None:
         """Everybody else folded: the whole pot to the last player, no showdown [000]."""
@@ -539,8 +548,7 @@ class Hand:
             pots, rake = take_rake([Pot(total, (winner,))], self.config.rake,
                                    flop_dealt=self._flop_dealt)
             total = pots[0].amount
-        awards = [PotAward(amount=total, eligible=(winner,), winners=(winner,),
-                           shares={winner: total})]
+        awards = [pot_award(total, (winner,), (winner,), {winner: total})]
         self._finish(awards, rake, showdown=False)
 
     def _finish(self, awards: list[PotAward], rake: int, *, showdown: bool) -> None:
@@ -559,9 +567,8 @@ class Hand:
             final[seat] = p.stack
         self._round.fresh = False  # invalidate(): chips moved
         self._round_closed = True
-        self.street = Street.COMPLETE
-        self.result = HandResult(pots=awards, returned=dict(self._returned), rake=rake,
-                                 voided=False, final_stacks=final, showdown=showdown)
+        self.street = _COMPLETE
+        self.result = hand_result(awards, dict(self._returned), rake, final, showdown)
 
     # ------------------------------------------------------------------ cards
     def _add_dealt(self, cards: Sequence[Card]) -> None:
@@ -658,33 +665,37 @@ class Hand:
         """Compare hands and pay every pot. ``hole_cards`` adds or confirms cards (recorded
         cards are used otherwise); ``mucked`` seats forfeit: cards must be tabled to win
         [002 #13]. Cards speak [002 #10]."""
-        if self.street is not Street.SHOWDOWN:
+        if self.street is not _SHOWDOWN:
             raise IllegalAction(f"no showdown during the {self.street.value}", rule=cite.DEAL)
         cards = dict(self.hole_cards)
         given = {s: tuple(c) for s, c in (hole_cards or {}).items()}
+        fresh = False  # cards given for a seat that has none recorded
         for seat, hand in given.items():
             if seat not in self.players or len(hand) != 2:
                 raise IllegalAction(f"seat {seat}: two hole cards of a player dealt in "
                                     "expected", rule=cite.SHOW)
-            if seat in cards and set(cards[seat]) != set(hand):
-                raise IllegalAction(f"seat {seat} was dealt {_text(cards[seat])}, not "
+            dealt = cards.get(seat)
+            if dealt is None:
+                fresh = True
+            elif dealt != hand and set(dealt) != set(hand):  # the same cards: usually the
+                raise IllegalAction(f"seat {seat} was dealt {_text(dealt)}, not "  # same objects
                                     f"{_text(hand)}", rule=cite.DUPLICATE)
-        known = set(self.board)
-        for seat, hand in {**cards, **given}.items():
-            self._check_distinct(hand, known)
-            known.update(hand)
-            cards[seat] = hand
+        if fresh:
+            known = set(self.board)
+            for seat, hand in {**cards, **given}.items():
+                self._check_distinct(hand, known)
+                known.update(hand)
+                cards[seat] = hand
+        else:
+            # only cards already dealt, which deal_hole and deal_board checked distinct
+            cards.update(given)
         muck = set(mucked)
         tabled = [s for s in self.live_seats if s not in muck]
         missing = [s for s in tabled if s not in cards]
         if missing:
             raise IllegalAction(f"seat(s) {missing}: cards must be tabled to win (or mucked)",
                                 rule=cite.SHOW)
-        # The evaluator builds its lookup tables when first imported (a quarter of a second):
-        # imported at the first showdown, not by every program that plays or replays hands
-        # (most hands end without one).
-        from table_controller.engine.evaluator import evaluate
-
+        evaluate = _EVALUATE or _import_evaluate()
         values = {s: evaluate(list(cards[s]) + self.board) for s in tabled}
         pots = self.pots()
         for i, pot in enumerate(pots):
@@ -731,6 +742,20 @@ class Hand:
 # out, find their bit by identity (they live as long as the program, so no other object has
 # their id); any other Card object computes it.
 _BIT_OF_CARD: dict[int, int] = {id(card): 1 << card.index for card in DECK}
+
+
+# The evaluator builds its lookup tables when first imported (a quarter of a second): imported
+# at the first showdown, not by every program that plays or replays hands (most hands end
+# without one), and kept here (an import statement at every showdown costs a lookup chain).
+_EVALUATE: Callable[[Sequence[Card]], HandValue] | None = None
+
+
+def _import_evaluate() -> Callable[[Sequence[Card]], HandValue]:
+    global _EVALUATE
+    from table_controller.engine.evaluator import evaluate
+
+    _EVALUATE = evaluate
+    return evaluate
 
 
 def _card_bit(card: Card) -> int:

@@ -35,3 +35,43 @@ class HandResult:
     final_stacks: dict[int, int]
     showdown: bool = False
     reason: str | None = None
+
+
+# The engine builds a PotAward and a HandResult at the end of every hand: without the frozen
+# dataclass's __init__ (keyword arguments, then one frozen assignment per field), each field
+# set through its slot, as __init__ sets it; the objects are the same.
+_new = object.__new__
+_POT_SLOTS = tuple(PotAward.__dict__[name].__set__
+                   for name in ("amount", "eligible", "winners", "shares"))
+_RESULT_SLOTS = tuple(HandResult.__dict__[name].__set__
+                      for name in ("pots", "returned", "rake", "voided", "final_stacks",
+                                   "showdown", "reason"))
+
+
+def pot_award(amount: int, eligible: tuple[int, ...], winners: tuple[int, ...],
+              shares: dict[int, int]) -> PotAward:
+    """``PotAward(amount=amount, eligible=eligible, winners=winners, shares=shares)``."""
+    award = _new(PotAward)
+    set_amount, set_eligible, set_winners, set_shares = _POT_SLOTS
+    set_amount(award, amount)
+    set_eligible(award, eligible)
+    set_winners(award, winners)
+    set_shares(award, shares)
+    return award
+
+
+def hand_result(pots: list[PotAward], returned: dict[int, int], rake: int,
+                final_stacks: dict[int, int], showdown: bool) -> HandResult:
+    """``HandResult(pots=pots, returned=returned, rake=rake, voided=False,
+    final_stacks=final_stacks, showdown=showdown)``: a hand played to its end."""
+    result = _new(HandResult)
+    set_pots, set_returned, set_rake, set_voided, set_final, set_showdown, set_reason = (
+        _RESULT_SLOTS)
+    set_pots(result, pots)
+    set_returned(result, returned)
+    set_rake(result, rake)
+    set_voided(result, False)
+    set_final(result, final_stacks)
+    set_showdown(result, showdown)
+    set_reason(result, None)
+    return result

@@ -6,7 +6,10 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from table_controller.engine.config import OddChipRule, RakeConfig
 from table_controller.engine.pots import Pot, split_pot
-from table_controller.engine.results import PotAward
+from table_controller.engine.results import PotAward, pot_award
+
+# read as globals (an Enum class attribute costs ten times more)
+_TDA, _COUNTERCLOCKWISE = OddChipRule.TDA, OddChipRule.HOUSE_COUNTERCLOCKWISE
 
 
 def clockwise_from(seats: Iterable[int], after: int | None) -> list[int]:
@@ -32,6 +35,9 @@ def showdown_order(live: Collection[int], pots: Sequence[Pot], *, aggressor: int
     else:
         start = clockwise_from(live, button)
 
+    if len(pots) == 1 and all(seat in pots[0].eligible for seat in start):
+        return start  # one pot that every live player contests: the clockwise order
+
     def deepest(seat: int) -> int:
         return max((i for i, pot in enumerate(pots) if seat in pot.eligible), default=-1)
 
@@ -47,7 +53,7 @@ def odd_chip_order(winners: Collection[int], *, rule: OddChipRule, button: int |
     the hand (preflop order) is first. [001]: the winner nearest the dealer counter-clockwise
     (the button seat itself first) takes the whole remainder.
     """
-    if rule is OddChipRule.TDA:
+    if rule is _TDA:
         return clockwise_from(winners, button)
     if rule is OddChipRule.HOUSE_LATER_ACTOR:
         rank = {seat: i for i, seat in enumerate(preflop_order)}
@@ -89,7 +95,6 @@ def award_pots(pots: Sequence[Pot], scores: Mapping[int, int], *, rule: OddChipR
         winners = [s for s in contenders if scores[s] == best]
         order = odd_chip_order(winners, rule=rule, button=button, preflop_order=preflop_order)
         shares = split_pot(pot.amount, order, unit=unit,
-                           one_odd_chip_each=rule is not OddChipRule.HOUSE_COUNTERCLOCKWISE)
-        awards.append(PotAward(amount=pot.amount, eligible=pot.eligible,
-                               winners=tuple(sorted(winners)), shares=shares))
+                           one_odd_chip_each=rule is not _COUNTERCLOCKWISE)
+        awards.append(pot_award(pot.amount, pot.eligible, tuple(sorted(winners)), shares))
     return awards

@@ -183,7 +183,8 @@ def _plain_action(text: str, player_count: int) -> PhhAction | None:
     """The usual actions, single-spaced and without commentary (``p3 f``, ``p2 cc``, ``p1 cbr
     60``, ``d dh p1 AsKs``, ``d db Jc3d5c``), read with string operations and tables; None for
     anything else, which the general reader handles (so both give the same answer and the same
-    errors)."""
+    errors). The actions are built without their named tuple's Python-level ``__new__``, every
+    field given."""
     head = text[:5]
     if head == "d dh ":  # hole cards: the most frequent action, and each text a new one
         token, _, cards = text[5:].partition(" ")
@@ -193,24 +194,25 @@ def _plain_action(text: str, player_count: int) -> PhhAction | None:
         hole = _HOLE_OF.get(cards)
         if player is None or player > player_count or hole is None:
             return None  # unknown cards ('????') and errors: the general reader
-        return DealHole(player, hole)
+        return _new(DealHole, (player, hole, None))
     if head == "d db ":
         board = _known_cards(text[5:])
-        return None if board is None else DealBoard(board)
+        return None if board is None else _new(DealBoard, (board, None))
     words = text.split(" ")
     player = _plain_player(words[0], player_count)
     if player is None:
         return None
     if len(words) == 2:
         if words[1] == "f":
-            return Fold(player)
+            return _new(Fold, (player, None))
         if words[1] == "cc":
-            return CheckOrCall(player)
+            return _new(CheckOrCall, (player, None))
     elif len(words) == 3 and words[1] == "cbr" and words[2].isdecimal() and words[2][0] != "0":
-        return BetOrRaiseTo(player, int(words[2]))
+        return _new(BetOrRaiseTo, (player, int(words[2]), None))
     return None
 
 
+_new = tuple.__new__
 _CARD_OF: Mapping[str, Card] = {str(card): card for card in DECK}
 # Two cards written together (``AsKs``), every ordered pair (a card twice too: the engine names
 # the duplicate); 2,704 entries built at import, about a millisecond.
@@ -324,12 +326,21 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         layout = _layout(variant, names)
     descriptive, user_names = layout
 
-    stacks = _chip_list("starting_stacks", raw["starting_stacks"], None, allow_zero=False)
-    count = len(stacks)
-    if count < 2:
-        raise _fail("starting_stacks", f"a hand needs at least 2 players, got {count}")
-    antes = _chip_list("antes", raw["antes"], count, allow_zero=True)
-    blinds = _chip_list("blinds_or_straddles", raw["blinds_or_straddles"], count, allow_zero=True)
+    stacks, antes, blinds = raw["starting_stacks"], raw["antes"], raw["blinds_or_straddles"]
+    if (type(stacks) is list and type(antes) is list and type(blinds) is list
+            and 2 <= len(stacks) == len(antes) == len(blinds)
+            and set(map(type, stacks + antes + blinds)) == _INT_ONLY
+            and min(stacks) > 0 and min(antes) >= 0 and min(blinds) >= 0):
+        # the usual case, checked at once: what the three readers below return for it
+        stacks, antes, blinds = tuple(stacks), tuple(antes), tuple(blinds)
+        count = len(stacks)
+    else:
+        stacks = _chip_list("starting_stacks", stacks, None, allow_zero=False)
+        count = len(stacks)
+        if count < 2:
+            raise _fail("starting_stacks", f"a hand needs at least 2 players, got {count}")
+        antes = _chip_list("antes", antes, count, allow_zero=True)
+        blinds = _chip_list("blinds_or_straddles", blinds, count, allow_zero=True)
 
     raw_actions = raw["actions"]
     if not isinstance(raw_actions, list):
@@ -337,8 +348,16 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     known = _KNOWN_ACTIONS.get(count)
     if known is None or len(known) > _KNOWN_ACTIONS_MAX:
         known = _KNOWN_ACTIONS[count] = {}
+    hole_of, player_of = _HOLE_OF, _PLAYER_OF
     try:  # each action read once per text, then remembered; the rest looked up at once
         for text in set(raw_actions).difference(known):
+            if text[:5] == "d dh ":  # the first case of _plain_action, inlined: hole cards,
+                token, _, cards = text[5:].partition(" ")  # six new texts in every file
+                player = player_of.get(token)
+                hole = hole_of.get(cards)
+                if player is not None and player <= count and hole is not None:
+                    known[text] = _new(DealHole, (player, hole, None))
+                    continue
             action = _plain_action(text, count)
             known[text] = _parse_action(text, count) if action is None else action
         actions = tuple(map(known.__getitem__, raw_actions))
@@ -348,11 +367,14 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     kwargs: dict[str, Any] = {}
     for name in ("min_bet", "small_bet", "big_bet"):
         if name in raw:
-            kwargs[name] = _chip(name, raw[name], allow_zero=False)
+            value = raw[name]  # the usual case, a positive integer, taken at once
+            kwargs[name] = (value if type(value) is int and value > 0
+                            else _chip(name, value, allow_zero=False))
     if "ante_trimming_status" in raw:
-        kwargs["ante_trimming_status"] = _typed(
-            "ante_trimming_status", raw["ante_trimming_status"], bool, "true or false"
-        )
+        value = raw["ante_trimming_status"]
+        kwargs["ante_trimming_status"] = (
+            value if type(value) is bool
+            else _typed("ante_trimming_status", value, bool, "true or false"))
     if "seats" in raw:
         seats = _typed("seats", raw["seats"], list, "an array of seat numbers")
         if len(seats) != count:
@@ -362,8 +384,11 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
             raise _fail("seats", f"seat numbers must be distinct and >= 1, got {list(checked)}")
         kwargs["seats"] = checked
     unread: dict[str, Any] = {}
-    for name, read in descriptive:
+    for name, read, plain in descriptive:
         value = raw[name]
+        if type(value) in plain:  # a value its reader would return as it is
+            kwargs[name] = value
+            continue
         try:
             kwargs[name] = read(name, value, count)
         except PhhError:
@@ -382,13 +407,11 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
 
 # Layouts of fields (variant, field names in order) -> the descriptive fields with their
 # readers and the user's fields, in order; bounded, emptied by clear_caches().
-_LAYOUTS: dict[tuple[str, tuple[str, ...]],
-               tuple[tuple[tuple[str, Callable[[str, object, int], Any]], ...],
-                     tuple[str, ...]]] = {}
+_Descriptive = tuple[tuple[str, Callable[[str, object, int], Any], frozenset[type]], ...]
+_LAYOUTS: dict[tuple[str, tuple[str, ...]], tuple[_Descriptive, tuple[str, ...]]] = {}
 
 
-def _layout(variant: str, names: tuple[str, ...]) -> tuple[
-        tuple[tuple[str, Callable[[str, object, int], Any]], ...], tuple[str, ...]]:
+def _layout(variant: str, names: tuple[str, ...]) -> tuple[_Descriptive, tuple[str, ...]]:
     """Check a layout of fields for ``variant`` (a required field missing, a forbidden one
     present raise every time) and remember how its fields are read."""
     present = set(names)
@@ -398,7 +421,8 @@ def _layout(variant: str, names: tuple[str, ...]) -> tuple[
     for name in _FORBIDDEN[variant]:
         if name in present:
             raise _fail(name, f"not used by variant {variant}")
-    descriptive = tuple((n, _DESCRIPTIVE[n]) for n in names if n in _DESCRIPTIVE)
+    descriptive = tuple((n, _DESCRIPTIVE[n], _PLAIN_TYPES.get(_DESCRIPTIVE[n], frozenset()))
+                        for n in names if n in _DESCRIPTIVE)
     user_names = tuple(n for n in names if n not in _DESCRIPTIVE and n not in _READ_ABOVE)
     if len(_LAYOUTS) >= 1024:
         _LAYOUTS.clear()
@@ -477,6 +501,14 @@ _DESCRIPTIVE: Mapping[str, Callable[[str, object, int], Any]] = {
     "players": _names,
     **dict.fromkeys(_PER_PLAYER_CHIPS, _chips),
 }
+# The types whose values these readers return unchanged (exactly these types: not a bool for
+# an integer), taken without calling the reader.
+_PLAIN_TYPES: Mapping[Callable[[str, object, int], Any], frozenset[type]] = {
+    _string: frozenset({str}),
+    _integer: frozenset({int}),
+    _integer_or_string: frozenset({int, str}),
+    _time: frozenset({datetime.time}),
+}
 
 
 # The plain subset of TOML that :func:`dumps` and the usual PHH writers (pokerkit, the phh-std
@@ -524,6 +556,17 @@ def _scalar(token: str) -> object:
 
 def _array(value: str) -> list[object] | None:
     """A one-line array of the plain subset, or None."""
+    quote = value[1:2]
+    if (quote == "'" or quote == '"') and len(value) >= 4 and value[-2:] == quote + "]":
+        # strings of one kind (the actions line of every file), split at once: what the
+        # regular expressions below accept when no item holds its quote (nor, in a basic
+        # string, a backslash) and every character is printable (anything else is left to
+        # them)
+        inside = value[2:-2]
+        items = inside.split(quote + ", " + quote)
+        if (inside.isprintable() and inside.count(quote) == 2 * len(items) - 2
+                and (quote == "'" or "\\" not in inside)):
+            return list(items)
     if _INT_ARRAY_RE.fullmatch(value):
         return list(map(int, value[1:-1].split(", ")))
     if _LITERAL_ARRAY_RE.fullmatch(value):

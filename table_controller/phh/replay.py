@@ -275,16 +275,15 @@ def start_hand(history: HandHistory) -> Hand:
     copied (:meth:`Hand.copy`), its number set.
     """
     number = history.hand if isinstance(history.hand, int) else 1
+    key: Hashable = (history.variant, history.antes, history.blinds_or_straddles,
+                     history.min_bet, history.small_bet, history.big_bet,
+                     history.ante_trimming_status, history.starting_stacks, history.seats,
+                     tuple(history.user_fields.items()))
     try:
-        key: Hashable = (history.variant, history.antes, history.blinds_or_straddles,
-                         history.min_bet, history.small_bet, history.big_bet,
-                         history.ante_trimming_status, history.starting_stacks, history.seats,
-                         tuple(history.user_fields.items()))
-        hash(key)
+        set_up = _SET_UP.get(key)  # the key is hashed once, here
     except TypeError:  # a user field holds an unhashable value (an array): not remembered
         hand = _set_up(history)
     else:
-        set_up = _SET_UP.get(key)
         if set_up is None:
             if len(_SET_UP) >= _SET_UP_MAX:
                 _SET_UP.clear()
@@ -336,6 +335,7 @@ def replay(history: HandHistory) -> Replayed:
     state: _ReplayState | None = None
     act = hand.act_in_turn
     deal_hole = hand.deal_hole
+    deal_board = hand.deal_board
     to_call = hand.to_call
     for number, action in enumerate(history.actions, start=1):
         try:
@@ -355,6 +355,9 @@ def replay(history: HandHistory) -> Replayed:
                 elif type(action) is BetOrRaiseTo:
                     act(seats[action.player - 1], _RAISE, action.amount)
                     continue
+                elif type(action) is DealBoard:
+                    deal_board(action.cards)
+                    continue
             except IllegalAction:
                 pass
             if state is None:
@@ -367,7 +370,10 @@ def replay(history: HandHistory) -> Replayed:
         (state or _ReplayState(hand=hand, seats=seats)).finish()
         result = hand.result
         assert result is not None
-    return Replayed(tuple(map(result.final_stacks.__getitem__, seats)), hand)
+    return _new(Replayed, (tuple(map(result.final_stacks.__getitem__, seats)), hand))
+
+
+_new = tuple.__new__  # a named tuple built without its Python-level __new__
 
 
 class _ReplayState:
@@ -513,7 +519,7 @@ class _ReplayState:
         known = tuple(c for c in cards if c is not None)
         if cards and len(known) == len(cards):
             dealt = self.hand.hole_cards.get(seat)
-            if dealt is not None and set(dealt) != set(known):
+            if dealt is not None and dealt != known and set(dealt) != set(known):
                 raise PhhError(
                     f"p{player} shows {' '.join(map(str, known))} but was dealt "
                     f"{' '.join(map(str, dealt))}"
@@ -527,14 +533,14 @@ class _ReplayState:
 
     def finish(self) -> None:
         hand = self.hand
-        if hand.street is Street.SHOWDOWN:
+        if hand.street is _SHOWDOWN:
             cards = {**self.hand.hole_cards, **self.shown}
             contenders = {s: c for s, c in cards.items() if s not in self.mucked}
             try:
                 hand.showdown(contenders, mucked=sorted(self.mucked))
             except EngineError as exc:
                 raise PhhError(f"showdown: {exc}") from None
-        if hand.street is not Street.COMPLETE or hand.result is None:
+        if hand.street is not _COMPLETE or hand.result is None:
             where = hand.street.value
             who = "" if hand.to_act is None else f", p{self.player_of(hand.to_act)} to act"
             raise PhhError(f"the actions end before the hand is over ({where}{who})")
@@ -542,6 +548,7 @@ class _ReplayState:
 
 _FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
 _RAISE, _ALL_IN = ActionKind.RAISE, ActionKind.ALL_IN
+_SHOWDOWN, _COMPLETE = Street.SHOWDOWN, Street.COMPLETE  # globals: faster than Enum attributes
 
 
 def _hand_cards(hand: Hand) -> set[Card]:
