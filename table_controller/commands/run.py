@@ -65,8 +65,10 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.daemon import logformat
     from table_controller.daemon.access import FileAccess
     from table_controller.daemon.build import StartError, build_controller
+    from table_controller.daemon.heap import settle_heap
     from table_controller.daemon.notify import Notifier
 
+    settle_heap()   # before any thread: frames freed by the camera's thread (daemon/heap.py)
     logformat.configure(args.log_level, args.log_format)
     if not args.config and not args.sim:
         print("run: give --config FILE (a table) or --sim (the simulated table)",
