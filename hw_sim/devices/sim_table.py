@@ -70,7 +70,10 @@ class SimTable:
     (the real serial link to the virtual controller on a pseudo-terminal) or ``in_process``
     (the controller end played in-process, no serial bytes). ``felt`` and ``light``: the
     camera's cloth (:data:`vision.props.FELTS`) and the room's light
-    (:data:`hw_sim.devices.camera.LIGHTS`).
+    (:data:`hw_sim.devices.camera.LIGHTS`). ``camera_cache``: the frames and laid felts the
+    simulated camera keeps to draw the next frame faster (None: its default,
+    :data:`hw_sim.devices.camera_chain.FRAMES_KEPT`; 0: none, for a long-running daemon whose
+    memory is the controller's).
     """
 
     def __init__(self, *, seed: int, sensors: Collection[str] = ("rfid",),
@@ -78,7 +81,7 @@ class SimTable:
                  extra: Iterable[Card] = (), stub_antenna: bool = False,
                  stub_view: bool = False, rfid_link: Literal["pty", "in_process"] = "pty",
                  clock: SimClock | None = None, felt: str = "green",
-                 light: str = "neutral") -> None:
+                 light: str = "neutral", camera_cache: int | None = None) -> None:
         chosen = frozenset(sensors)
         if not chosen or not chosen <= SENSORS:
             raise ValueError(f"the simulated table has the sensors rfid and camera, not "
@@ -104,7 +107,9 @@ class SimTable:
                 from hw_sim.devices.camera_chain import build_camera  # OpenCV: when simulated
 
                 self.camera = build_camera(self.model, seed=seed, stub_view=stub_view,
-                                           felt=felt, light=light)
+                                           felt=felt, light=light,
+                                           **({} if camera_cache is None
+                                              else {"cache": camera_cache}))
         except BaseException:
             self.close()  # what was opened (a pty, a serial link) is closed again
             raise

@@ -43,7 +43,9 @@ def sim_devices(config: TableConfig, monitor: DealingMonitor,
     ``felt`` and ``light``: the camera's cloth and the room's light)."""
     table = SimTable(seed=config.sim.seed if seed is None else seed,
                      sensors=monitor.config.sensors, first_order=config.sim.deck_order,
-                     felt=felt, light=light)
+                     # the daemon runs for days: its simulated camera keeps no frames (their
+                     # memory would be counted as the controller's)
+                     felt=felt, light=light, camera_cache=0)
     closers.append(table.close)
     dealer = ConsoleDealer(table, move_interval=config.sim.move_interval,
                            deal_order=monitor.deal_order,
