@@ -73,13 +73,7 @@ def _looks_like_a_card(label: str, score: float, margin: float) -> bool:
 
 _PEELED_TEXTURE = 0.09
 """A card found inside a blob must show some pattern: the spread of its grey levels at least
-this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)..."""
-
-_PLAIN_BACK_SCORE = 0.1
-_PLAIN_BACK_EVIDENCE = 1.0
-"""... unless it reads as a back this well (score and evidence both): a frame blurred by
-motion or defocus leaves a back's pattern too faint to count as pattern, not its colour and
-its likeness to the back; a sleeve or a palm reads as no back that well."""
+this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
 
 
 def _covers(quads: list[Vector], peeled: list[bool]) -> list[Image | None]:
@@ -100,17 +94,18 @@ def _covers(quads: list[Vector], peeled: list[bool]) -> list[Image | None]:
     return out
 
 
-def _plain(frame: Image, quads: list[Vector], peeled: list[bool]) -> list[bool]:
-    """For each card found, whether it was peeled and is plain (a sleeve, an arm, or a card
-    blurred)."""
+def _textured(frame: Image, quads: list[Vector], peeled: list[bool]
+              ) -> tuple[list[Vector], list[bool]]:
+    """The cards found, less the peeled ones that are plain (a sleeve, an arm)."""
     which = [i for i, p in enumerate(peeled) if p]
     if not which:
-        return [False] * len(quads)
+        return quads, peeled
     grey = cv2.cvtColor(warp_cards(frame, [quads[i] for i in which], (36, 50)),
                         cv2.COLOR_BGR2GRAY).reshape(len(which), -1).astype(np.float32)
     plain = {i for i, spread, mean in zip(which, grey.std(axis=1), grey.mean(axis=1),
                                           strict=True) if spread < _PEELED_TEXTURE * (mean + 1)}
-    return [i in plain for i in range(len(quads))]
+    keep = [i for i in range(len(quads)) if i not in plain]
+    return [quads[i] for i in keep], [peeled[i] for i in keep]
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,13 +194,11 @@ class FrameAnalyser:
             found = detect_on_table(frame, self.table, aspect=self.recogniser.aspect,
                                     card_height=card_height,
                                     max_candidates=self.detector.max_candidates)
-            quads, peeled = found.quads, found.peeled
-            plain = _plain(frame, quads, peeled)
+            quads, peeled = _textured(frame, found.quads, found.peeled)
             occluded = self._occluded(found.occluders)
         else:
             quads = detect_cards(frame, self.detector)
             peeled = [False] * len(quads)
-            plain = [False] * len(quads)
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
         looks: list[Vector | None] = [None] * len(quads)
         if self.remember:
@@ -217,8 +210,7 @@ class FrameAnalyser:
                     readings[i] = (known.label, known.score, known.margin)
         # The cards not remembered are read together (one batch of matrix products).
         fresh = [i for i, r in enumerate(readings) if r is None]
-        # A plain thing peeled (a sleeve, most likely) hides no card's part: it is left out.
-        hidden = _covers(quads, [p and not q for p, q in zip(peeled, plain, strict=True)])
+        hidden = _covers(quads, peeled)
         for i, rec in zip(fresh, self.recogniser.classify_many(
                 frame, [quads[i] for i in fresh], [hidden[i] for i in fresh]), strict=True):
             readings[i] = (rec.label, rec.score, rec.margin)
@@ -231,9 +223,6 @@ class FrameAnalyser:
             label, score, margin = reading
             if peeled[k] and not _looks_like_a_card(label, score, margin):
                 continue  # an outline inferred inside a blob that looks like no card
-            if plain[k] and not (label == "back" and score >= _PLAIN_BACK_SCORE
-                                 and margin >= _PLAIN_BACK_EVIDENCE):
-                continue  # a sleeve, an arm: peeled, plain, and no back for sure
             if peeled[k] and label == JOKER:
                 # A joker has no index to bear it out, and its plain art is what a palm or a
                 # forearm inside a blob resembles: from an inferred outline it is not read.

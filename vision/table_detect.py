@@ -18,7 +18,7 @@ they were until they are clear.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -39,15 +39,6 @@ def _full(quad: Vector, scale: int) -> Quad:
     """Corners at ``scale`` times less resolution, ordered, in full-resolution pixels."""
     return order_corners(((np.asarray(quad, np.float64) + 0.5) * scale - 0.5).astype(
         np.float32))
-_EDGE_STEP = 48.0
-_EDGE_SHARE = 0.45
-"""A side is borne out by an edge in the picture where the gradient across it (Sobel, half
-resolution) is at least _EDGE_STEP and well above the gradient along it; in a blob that this
-leaves partly unexplained, _EDGE_SHARE of the blob's mean grey level if that is less (dim
-light, dark backs: see :func:`detect_on_table`)."""
-_SQUARED_REST = 0.03
-"""Card areas: what a lone card's outline leaves unexplained beyond a pixel's margin is less
-(blur and noise); a card under it, sticking out a few pixels along two sides, more."""
 _MIN_PIECE = 0.06  # card areas: smaller leftovers are a card's edge, not a card
 _OCCLUDER = 0.45  # card areas: larger leftovers are a hand, an arm, a stack of chips
 _BORNE_BY_OCCLUDER = 0.75
@@ -91,12 +82,10 @@ class _Blob:
     y0: int
     mask: Image  # uint8 0/1
     band: Image  # the outline, a pixel or two wide (bool)
-    edge: Image  # the outline, a pixel wide (bool)
     gx: Image  # the picture's gradient (float32), x and y
     gy: Image
     to_plane: Vector  # local half-resolution pixels -> plane
     from_plane: Vector
-    step: float = 48.0  # the least gradient across an edge that bears a side out
 
 
 def _corner_hypotheses(poly: Vector, aspect: float) -> list[Vector]:
@@ -196,7 +185,7 @@ def _along_edge(blob: _Blob, sides: Vector) -> Vector:
         gx, gy = blob.gx[yy, xx], blob.gy[yy, xx]
         along = np.abs(gx * t[..., 0] + gy * t[..., 1])
         across = np.abs(gx * nx + gy * ny)
-        best |= (across > blob.step) & (across > 1.8 * along)
+        best |= (across > 48) & (across > 1.8 * along)
     return best
 
 
@@ -217,7 +206,6 @@ def _peel(blob: _Blob, aspect: float, limit: int
     pool_inner = np.zeros((0, 63, 2))
     pool_ok = np.zeros(0, bool)
     pool_borne = np.zeros(0)
-    pool_sharp = np.zeros(0)
     for _ in range(limit):
         residual = cv2.bitwise_and(blob.mask, 1 - covered)
         residual = cv2.morphologyEx(residual, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -240,21 +228,15 @@ def _peel(blob: _Blob, aspect: float, limit: int
                 inner_px = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
                 side_px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
                 inside = _look_up(blob.mask, inner_px).mean(axis=1)
-                along = _along_edge(blob, side_px)
-                borne = (_look_up(blob.band, side_px) | along).mean(axis=1)
-                sharp = (_look_up(blob.edge, side_px) | along).mean(axis=1)
+                borne = (_look_up(blob.band, side_px) | _along_edge(blob, side_px)).mean(axis=1)
                 pool_rects = np.concatenate([pool_rects, rects])
                 pool_inner = np.concatenate([pool_inner, inner_px])
                 pool_ok = np.concatenate([pool_ok, (inside >= 0.88) & (borne >= 0.5)])
                 pool_borne = np.concatenate([pool_borne, borne])
-                pool_sharp = np.concatenate([pool_sharp, sharp])
         if not pool_ok.any():
             break
         new = _look_up(residual, pool_inner).mean(axis=1)
-        # Of two cards whose sides both lie near the outline (a squared pair, a burn pile)
-        # the top one's lie on it or on an edge in the picture exactly; the sides of the one
-        # under it run a few pixels inside, under the top card.
-        value = new * pool_borne * (1.0 + pool_sharp)
+        value = new * pool_borne
         value[~pool_ok | (new < _MIN_NEW)] = -1
         best = int(np.argmax(value))
         if value[best] <= 0:
@@ -264,66 +246,8 @@ def _peel(blob: _Blob, aspect: float, limit: int
         chosen.append((rect, float(pool_borne[best])))
         quad = _to(blob.from_plane, rect)
         cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
-    if len(chosen) == 1 and pool_ok.any():
-        under = _squared_under(blob, chosen[0][0], pool_rects[pool_ok], covered, card_px)
-        if under is not None:
-            k = int(np.flatnonzero(pool_ok)[under])
-            chosen.append((pool_rects[k], float(pool_borne[k])))
-            cv2.fillPoly(covered, [np.round(_to(blob.from_plane, pool_rects[k])).astype(
-                np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
     return chosen, left
-
-
-def _leftover(blob: _Blob, left: Image, aspect: float) -> Image:
-    """What the cards peeled leave of a blob that is large enough to be something over the
-    table (a hand, an arm, chips): local mask, uint8 0/1."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
-    over = np.zeros_like(blob.mask)
-    for label in range(1, n):
-        if stats[label, cv2.CC_STAT_AREA] < 20:
-            continue
-        piece = (labels == label).astype(np.uint8)
-        cs, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        piece_area = sum(abs(float(cv2.contourArea(_to(
-            blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
-            for c in cs)
-        if piece_area >= _OCCLUDER * aspect:
-            over |= piece
-    return over
-
-
-def _overlap(a: Vector, b: Vector) -> float:
-    """Intersection over union of two plane rectangles."""
-    pa, pb = a.astype(np.float32).reshape(-1, 1, 2), b.astype(np.float32).reshape(-1, 1, 2)
-    inter, _ = cv2.intersectConvexConvex(pa, pb)
-    union = abs(float(cv2.contourArea(pa))) + abs(float(cv2.contourArea(pb))) - inter
-    return float(inter / union) if union > 0 else 0.0
-
-
-def _squared_under(blob: _Blob, top: Vector, rects: Vector, covered: Image, card_px: float
-                   ) -> int | None:
-    """The card under ``top`` in a squared pair or a burn pile, if the blob shows one: what
-    the card taken leaves of the blob is a strip a few pixels wide along its sides (too thin
-    to peel: its own corners are lost in the outline's simplification), and one of the
-    possible cards met, lying mostly where ``top`` lies, explains most of that strip and
-    reaches little beyond the blob. Its index in ``rects``, or None."""
-    rest = blob.mask & (1 - cv2.dilate(covered, np.ones((3, 3), np.uint8)))
-    rest_px = int(rest.sum())
-    if rest_px < max(_SQUARED_REST * card_px, 6.0):
-        return None
-    best, best_score = None, 0.5 * rest_px
-    near = 1 - cv2.dilate(blob.mask, np.ones((3, 3), np.uint8))  # a pixel's margin: rounding
-    for i, rect in enumerate(rects):
-        if not 0.5 <= _overlap(top, rect) <= 0.92:
-            continue
-        m = np.zeros_like(blob.mask)
-        cv2.fillPoly(m, [np.round(_to(blob.from_plane, rect)).astype(np.int32)], 1)
-        gain = int((rest & m).sum())
-        beyond = int((m & near).sum())
-        if gain - beyond > best_score:
-            best, best_score = i, gain - beyond
-    return best
 
 
 def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_height: float,
@@ -365,18 +289,12 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         # card that is several percent.
         px = math.sqrt(max(cv2.contourArea(contour), 1.0) / area)  # pixels per card height
         slack = 0.1 + 1.5 / px
-        square = hull > 0.88 * short * long and area > 0.8 * short * long
-        # About one card's size: blur, or the plane's error, makes a lone card look a little
-        # larger; a squared pair or a burn pile (the cards a few millimetres apart) does too.
-        # Only a blob very near one card's size is taken for one unexamined; a little larger,
-        # it is peeled, and stays one card unless two are found in it.
-        near_one = square and abs(short - aspect) < slack * aspect and abs(long - 1) < slack
-        if near_one and abs(short - aspect) < (slack - 0.06) * aspect and abs(
-                long - 1) < slack - 0.06:
+        if (abs(short - aspect) < slack * aspect and abs(long - 1) < slack
+                and hull > 0.88 * short * long and area > 0.8 * short * long):
             quads.append(_single(contour, scale))
             peeled.append(False)
             continue
-        row = None if near_one else _row(p, area, hull, aspect, slack)
+        row = _row(p, area, hull, aspect, slack)
         if row is not None:
             for rect in row:
                 quad = _to(from_plane_small, rect)
@@ -390,8 +308,6 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         cv2.drawContours(local, [contour - np.array([x0, y0], np.int32)], -1, 1, -1)
         k5 = np.ones((5, 5), np.uint8)
         band = (cv2.dilate(local, k5) - cv2.erode(local, k5)) > 0
-        k3 = np.ones((3, 3), np.uint8)
-        edge = (cv2.dilate(local, k3) - cv2.erode(local, k3)) > 0
         # The picture's edge at the frame's border is no card's side.
         band[:, :1] = band[:, -1:] = False
         band[:1, :] = band[-1:, :] = False
@@ -405,38 +321,29 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             band[-3:, :] = False
         gx, gy = grad_x[y0:y1, x0:x1], grad_y[y0:y1, x0:x1]
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
-        edge &= band
-        # In dim light, or on dark cards, the edge of a card lying on another is as faint as
-        # the cards: the least step counted is a share of their brightness.
-        blob = _Blob(x0, y0, local, band, edge, gx, gy, to_plane_small @ shift,
+        blob = _Blob(x0, y0, local, band, gx, gy, to_plane_small @ shift,
                      np.linalg.inv(shift) @ from_plane_small)
-        limit = min(max(int(area / aspect * 1.6) + 2, 3), 14)
-        rects, left = _peel(blob, aspect, limit)
-        over = _leftover(blob, left, aspect)
-        level = float(grey[y0:y1, x0:x1][local > 0].mean())
-        inside_frame = x0 > 0 and y0 > 0 and x1 < ws and y1 < hs
-        if over.any() and inside_frame and _EDGE_SHARE * level < _EDGE_STEP:
-            # In dim light, or on dark cards, the edge of a card lying on another is as faint
-            # as the cards: peeled again with a fainter least step, the blob is kept so if
-            # cards then explain all of it (a muck pile). Not a blob that runs out of the
-            # picture: an arm reaching in, whose sleeve's folds would pass for such edges.
-            dim = replace(blob, step=max(_EDGE_SHARE * level, 12.0))
-            again, left_again = _peel(dim, aspect, limit)
-            over_again = _leftover(dim, left_again, aspect)
-            if not over_again.any() and len(again) >= len(rects):
-                rects, left, over = again, left_again, over_again
-        if near_one and len(rects) <= 1:
-            # One card after all, alone in its blob (nothing of it hidden).
-            quads.append(_single(contour, scale) if not rects else _full(
-                _to(blob.from_plane, rects[0][0]) + np.array([x0, y0]), scale))
-            peeled.append(False)
-            continue
+        limit = max(int(area / aspect * 1.6) + 2, 3)
+        rects, left = _peel(blob, aspect, min(limit, 14))
         if not rects and 0.75 * aspect <= area <= 1.6 * aspect and hull > 0.8 * short * long:
             # About one card that peels into none (a squared burn pile, two cards merged at
             # half resolution): one card, its outline fitted, rather than nothing.
             quads.append(_single(contour, scale))
             peeled.append(True)
             continue
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+        over = np.zeros_like(local)
+        for label in range(1, n):
+            if stats[label, cv2.CC_STAT_AREA] < 20:
+                continue
+            piece = (labels == label).astype(np.uint8)
+            cs, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            piece_area = sum(abs(float(cv2.contourArea(_to(
+                blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
+                for c in cs)
+            if piece_area >= _OCCLUDER * aspect:
+                over |= piece
+        outline = contour - np.array([x0, y0], np.int32)
         for rect, borne in rects:
             rough = _to(blob.from_plane, rect).astype(np.float32)
             if over.any() and borne < _BORNE_BY_OCCLUDER:
@@ -444,14 +351,11 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                 # it covers is part of what lies over the table (the zone is held, not read).
                 cv2.fillPoly(over, [np.round(rough).astype(np.int32)], 1)
                 continue
-            # The card's rectangle as peeled, its sides moved onto the picture's edges below:
-            # not fitted to the blob's outline, which in a pile of cards runs along the
-            # sides of whichever card sticks out there (a squared pair's two cards alike).
-            quads.append(_full(rough + np.array([x0, y0]), scale))
-            # A blob about one card's size holds no hand or arm: the two cards of a squared
-            # pair or a burn pile found in it are cards as they are (not outlines to be
-            # borne out by their reading, which the one underneath, mostly hidden, fails).
-            peeled.append(not near_one)
+            # Each side that lies on the blob's outline is fitted to it (sub-pixel corners).
+            fitted = fit_quad(outline, rough)
+            quad = (rough if fitted is None else fitted) + np.array([x0, y0])
+            quads.append(_full(quad, scale))
+            peeled.append(True)
         if over.any():
             occluders[y0:y1, x0:x1] |= (over & local) * 255
     if quads:
