@@ -207,7 +207,7 @@ def lone_cards(frame: Image, table: EmptyTable, aspect: float) -> list[Quad]:
         (_, _), (rw, rh), _ = rect
         short, long = min(rw, rh), max(rw, rh)
         # Perspective foreshortens a card by up to a third either way.
-        if long <= 0 or area < 0.78 * rw * rh or not 0.6 * aspect <= short / long <= min(
+        if long <= 0 or area < 0.86 * rw * rh or not 0.6 * aspect <= short / long <= min(
                 aspect / 0.6, 1.0):
             continue
         quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
