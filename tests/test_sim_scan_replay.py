@@ -12,26 +12,10 @@ from firmware.hal import Reader
 from hw_sim.devices.pn5180_sim import SimBus
 from hw_sim.devices.rfid_controller import VirtualRfidController
 from hw_sim.devices.scan_replay import ReplayCache, ReplayInventory, ReplayPn5180
+from tests.test_firmware_core import CoreClock as Clock
+from tests.test_firmware_core import uid
 
 ANTENNAS = 6
-
-
-def uid(n: int) -> bytes:
-    return bytes((0xE0, 0x04, 0x01, 0x00, 0x00, n >> 8, n & 0xFF, (n * 0x9D + 7) & 0xFF))
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.ms = 1000
-
-    def ticks_ms(self) -> int:
-        return self.ms
-
-    def ticks_us(self) -> int:
-        return self.ms * 1000
-
-    def ticks_diff(self, a: int, b: int) -> int:
-        return a - b
 
 
 class Wire:
