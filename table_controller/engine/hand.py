@@ -32,9 +32,9 @@ from table_controller.engine.records import (
     OutOfTurnReleased,
     Posted,
     PostKind,
-    PotAwarded,
     RakeTaken,
     TimeExpired,
+    pot_awarded,
 )
 from table_controller.engine.results import HandResult, PotAward, hand_result, pot_award
 from table_controller.engine.showdown import (
@@ -330,6 +330,15 @@ class Hand:
         nobody's contribution to match (rules.md §2, TDA 2024 RP-11)."""
         dead = self._dead
         if not dead:
+            players = self.players
+            levels = {players[s].contributed for s in live}
+            if len(levels) == 1 and 0 not in levels:
+                # every player still in put in the same: one pot of every chip, which they
+                # all contest (what build_pots gives for it, without its layers)
+                total = 0
+                for p in players.values():
+                    total += p.contributed
+                return [Pot(total, tuple(sorted(live)))]
             return build_pots(self.contributions, live)
         layered = {s: p.contributed - dead.get(s, 0) for s, p in self.players.items()}
         return build_pots(layered, live, dead=sum(dead.values()))
@@ -571,7 +580,7 @@ class Hand:
         players = self.players
         for i, award in enumerate(awards):
             shares = award.shares
-            log.append(PotAwarded(i, award.amount, tuple(sorted(shares.items()))))
+            log.append(pot_awarded(i, award.amount, tuple(sorted(shares.items()))))
             for seat, chips in shares.items():
                 players[seat].stack += chips
         final = {}
@@ -718,7 +727,7 @@ class Hand:
         order = self._showdown_order(pots)
         for seat in order:
             if seat in values:
-                self.log.append(CardsShown(seat, cards[seat], values[seat].description))
+                self.log.append(_record(CardsShown, (seat, cards[seat], values[seat].description)))
             else:
                 self.log.append(CardsMucked(seat))
         raked, rake = take_rake(pots, self.config.rake, flop_dealt=self._flop_dealt)

@@ -287,8 +287,8 @@ def _chip(name: str, value: object, *, allow_zero: bool) -> int:
     return value
 
 
-_INT_ONLY = {int}
-_STR_ONLY = {str}
+_INT_ONLY: set[type] = {int}
+_STR_ONLY: set[type] = {str}
 
 
 def _chip_list(name: str, value: object, count: int | None, *, allow_zero: bool) -> tuple[int, ...]:
