@@ -336,3 +336,27 @@ def test_result_builders_make_the_dataclasses_their_constructors_make() -> None:
     assert result.reason is None and repr(result).startswith("HandResult(pots=[PotAward(")
     with pytest.raises(FrozenInstanceError):
         result.rake = 0  # type: ignore[misc]
+
+
+def test_single_pot_when_everyone_still_in_put_in_the_same() -> None:
+    """Every live player put in the same (one folded after the blinds): the one pot of every
+    chip, as build_pots gives it; the showdown logs it as the same PotAwarded record."""
+    import dataclasses
+
+    from table_controller.engine import PotAwarded
+
+    _, hand = start({1: 100, 2: 100, 3: 100}, button=1, small_blind=1, big_blind=2)
+    for seat, cards in zip(hand.deal_order, ("As Ad", "Ks Kd", "2c 3d"), strict=True):
+        hand.deal_hole(seat, parse_cards(cards))
+    act(hand, hand.to_act, R, 10)  # type: ignore[arg-type]
+    act(hand, hand.to_act, F)  # type: ignore[arg-type]
+    call_around(hand)
+    live = hand.live_seats
+    assert hand.pots() == build_pots(hand.contributions, live) == [
+        Pot(sum(hand.contributions.values()), tuple(sorted(live)))]
+    run_out(hand, ("4h 7d 9c", "Js", "5d"))
+    hand.showdown()
+    record = next(r for r in hand.log if isinstance(r, PotAwarded))
+    assert record == PotAwarded(record.index, record.amount, record.shares)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        record.amount = 0  # type: ignore[misc]

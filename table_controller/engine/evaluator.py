@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from table_controller.engine.evaluator_rules import (
+    CATEGORY_SHIFT,
     HandCategory,
     five_rank_pattern,
     score_category,
-    score_ranks,
 )
 from table_controller.engine.evaluator_tables import (
     CODES,
@@ -206,26 +206,35 @@ def _flush_score(suit: int, codes: Iterable[int]) -> int:
 
 def describe_score(score: int) -> str:
     """Human wording of a score: ``"Two Pair, Kings and Sevens"``, ``"Royal Flush"``..."""
-    category = score_category(score)
-    r = score_ranks(score)
-    name = RANK_NAMES
-    if category == HandCategory.STRAIGHT_FLUSH:
-        return "Royal Flush" if r[0] == 14 else f"Straight Flush, {name[r[0]]} high"
-    if category == HandCategory.FOUR_OF_A_KIND:
-        return f"Four of a Kind, {RANK_PLURALS[r[0]]}"
-    if category == HandCategory.FULL_HOUSE:
-        return f"Full House, {RANK_PLURALS[r[0]]} over {RANK_PLURALS[r[1]]}"
-    if category == HandCategory.FLUSH:
-        return f"Flush, {name[r[0]]} high"
-    if category == HandCategory.STRAIGHT:
-        return f"Straight, {name[r[0]]} high"
-    if category == HandCategory.THREE_OF_A_KIND:
-        return f"Three of a Kind, {RANK_PLURALS[r[0]]}"
-    if category == HandCategory.TWO_PAIR:
-        return f"Two Pair, {RANK_PLURALS[r[0]]} and {RANK_PLURALS[r[1]]}"
-    if category == HandCategory.PAIR:
-        return f"Pair of {RANK_PLURALS[r[0]]}"
-    return f"High Card, {name[r[0]]}"
+    # The category and the first two ranks read from the score's fields directly (every
+    # packed rank is 2..14, so the first two fields are the first two ranks) and the
+    # categories compared as integers (an Enum member costs an attribute lookup on its class).
+    category = score >> CATEGORY_SHIFT
+    first = (score >> 16) & 0xF
+    if category == _PAIR:
+        return f"Pair of {RANK_PLURALS[first]}"
+    if category == _HIGH_CARD:
+        return f"High Card, {RANK_NAMES[first]}"
+    if category == _TWO_PAIR:
+        return f"Two Pair, {RANK_PLURALS[first]} and {RANK_PLURALS[(score >> 12) & 0xF]}"
+    if category == _THREE_OF_A_KIND:
+        return f"Three of a Kind, {RANK_PLURALS[first]}"
+    if category == _STRAIGHT:
+        return f"Straight, {RANK_NAMES[first]} high"
+    if category == _FLUSH:
+        return f"Flush, {RANK_NAMES[first]} high"
+    if category == _FULL_HOUSE:
+        return f"Full House, {RANK_PLURALS[first]} over {RANK_PLURALS[(score >> 12) & 0xF]}"
+    if category == _FOUR_OF_A_KIND:
+        return f"Four of a Kind, {RANK_PLURALS[first]}"
+    return "Royal Flush" if first == 14 else f"Straight Flush, {RANK_NAMES[first]} high"
+
+
+_HIGH_CARD, _PAIR, _TWO_PAIR = int(HandCategory.HIGH_CARD), int(HandCategory.PAIR), int(
+    HandCategory.TWO_PAIR)
+_THREE_OF_A_KIND, _STRAIGHT, _FLUSH = int(HandCategory.THREE_OF_A_KIND), int(
+    HandCategory.STRAIGHT), int(HandCategory.FLUSH)
+_FULL_HOUSE, _FOUR_OF_A_KIND = int(HandCategory.FULL_HOUSE), int(HandCategory.FOUR_OF_A_KIND)
 
 
 def _best_five(score: int, cards: Sequence[Card]) -> tuple[Card, ...]:

@@ -32,9 +32,9 @@ from table_controller.engine.records import (
     OutOfTurnReleased,
     Posted,
     PostKind,
-    PotAwarded,
     RakeTaken,
     TimeExpired,
+    pot_awarded,
 )
 from table_controller.engine.results import HandResult, PotAward, hand_result, pot_award
 from table_controller.engine.showdown import (
@@ -57,6 +57,7 @@ _NEXT_STREET = {id(Street.PREFLOP): (Street.FLOP, 3), id(Street.FLOP): (Street.T
 # Records built without the named tuple's Python-level __new__ (every field given).
 _record = tuple.__new__
 _BET_OF = attrgetter("bet")
+_new_object = object.__new__
 _FOLD = ActionKind.FOLD
 # Members used on the hot path, read as globals (an Enum class attribute costs ten times more)
 _RIVER, _SHOWDOWN, _COMPLETE = Street.RIVER, Street.SHOWDOWN, Street.COMPLETE
@@ -157,9 +158,21 @@ class Hand:
         other.hole_cards = dict(self.hole_cards)
         other._dealt = self._dealt
         other.starting_stacks = dict(self.starting_stacks)
-        players = other.players = {  # SeatState.copy, inlined
-            s: SeatState(p.seat, p.stack, p.bet, p.contributed, p.folded, p.acted,
-                         p.acted_serial, p.reopen_at) for s, p in self.players.items()}
+        players: dict[int, SeatState] = {}
+        for s, p in self.players.items():
+            # each player's state copied slot by slot, without the dataclass __init__ (a
+            # Python call with eight arguments: twice the cost of the stores alone)
+            q = _new_object(SeatState)
+            q.seat = p.seat
+            q.stack = p.stack
+            q.bet = p.bet
+            q.contributed = p.contributed
+            q.folded = p.folded
+            q.acted = p.acted
+            q.acted_serial = p.acted_serial
+            q.reopen_at = p.reopen_at
+            players[s] = q
+        other.players = players
         other._round = self._round.copy(players)
         other._held = dict(self._held)
         other._round_closed = self._round_closed
@@ -317,6 +330,15 @@ class Hand:
         nobody's contribution to match (rules.md §2, TDA 2024 RP-11)."""
         dead = self._dead
         if not dead:
+            players = self.players
+            levels = {players[s].contributed for s in live}
+            if len(levels) == 1 and 0 not in levels:
+                # every player still in put in the same: one pot of every chip, which they
+                # all contest (what build_pots gives for it, without its layers)
+                total = 0
+                for p in players.values():
+                    total += p.contributed
+                return [Pot(total, tuple(sorted(live)))]
             return build_pots(self.contributions, live)
         layered = {s: p.contributed - dead.get(s, 0) for s, p in self.players.items()}
         return build_pots(layered, live, dead=sum(dead.values()))
@@ -558,7 +580,7 @@ class Hand:
         players = self.players
         for i, award in enumerate(awards):
             shares = award.shares
-            log.append(PotAwarded(i, award.amount, tuple(sorted(shares.items()))))
+            log.append(pot_awarded(i, award.amount, tuple(sorted(shares.items()))))
             for seat, chips in shares.items():
                 players[seat].stack += chips
         final = {}
@@ -705,7 +727,7 @@ class Hand:
         order = self._showdown_order(pots)
         for seat in order:
             if seat in values:
-                self.log.append(CardsShown(seat, cards[seat], values[seat].description))
+                self.log.append(_record(CardsShown, (seat, cards[seat], values[seat].description)))
             else:
                 self.log.append(CardsMucked(seat))
         raked, rake = take_rake(pots, self.config.rake, flop_dealt=self._flop_dealt)

@@ -153,3 +153,19 @@ for _record in (Posted, HoleCardsDealt, BoardDealt, ActionTaken, OutOfTurnHeld, 
     _record.__eq__ = _same  # type: ignore[method-assign]
     _record.__ne__ = _differ  # type: ignore[method-assign,assignment]
     _record.__hash__ = tuple.__hash__  # type: ignore[method-assign]
+
+
+# The hand logs a PotAwarded at the end of every hand: built without the frozen dataclass's
+# __init__ (one frozen assignment per field), each field set through its slot as __init__
+# sets it; the object is the same (equal, frozen).
+_SET_INDEX, _SET_AMOUNT, _SET_SHARES = (PotAwarded.__dict__[name].__set__
+                                        for name in ("index", "amount", "shares"))
+
+
+def pot_awarded(index: int, amount: int, shares: tuple[tuple[int, int], ...]) -> PotAwarded:
+    """``PotAwarded(index, amount, shares)``, built through its slots."""
+    record = object.__new__(PotAwarded)
+    _SET_INDEX(record, index)
+    _SET_AMOUNT(record, amount)
+    _SET_SHARES(record, shares)
+    return record

@@ -287,8 +287,8 @@ def _chip(name: str, value: object, *, allow_zero: bool) -> int:
     return value
 
 
-_INT_ONLY = {int}
-_STR_ONLY = {str}
+_INT_ONLY: set[type] = {int}
+_STR_ONLY: set[type] = {str}
 
 
 def _chip_list(name: str, value: object, count: int | None, *, allow_zero: bool) -> tuple[int, ...]:
@@ -384,10 +384,15 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
             raise _fail("seats", f"seat numbers must be distinct and >= 1, got {list(checked)}")
         kwargs["seats"] = checked
     unread: dict[str, Any] = {}
-    for name, read, plain in descriptive:
+    for name, read, plain, items in descriptive:
         value = raw[name]
         if type(value) in plain:  # a value its reader would return as it is
             kwargs[name] = value
+            continue
+        if (items is not None and type(value) is list and len(value) == count
+                and set(map(type, value)) == items and (items is _STR_ONLY or min(value) >= 0)):
+            # the usual array (the names, the finishing stacks): what its reader returns
+            kwargs[name] = tuple(value)
             continue
         try:
             kwargs[name] = read(name, value, count)
@@ -407,7 +412,8 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
 
 # Layouts of fields (variant, field names in order) -> the descriptive fields with their
 # readers and the user's fields, in order; bounded, emptied by clear_caches().
-_Descriptive = tuple[tuple[str, Callable[[str, object, int], Any], frozenset[type]], ...]
+_Descriptive = tuple[
+    tuple[str, Callable[[str, object, int], Any], frozenset[type], set[type] | None], ...]
 _LAYOUTS: dict[tuple[str, tuple[str, ...]], tuple[_Descriptive, tuple[str, ...]]] = {}
 
 
@@ -421,8 +427,8 @@ def _layout(variant: str, names: tuple[str, ...]) -> tuple[_Descriptive, tuple[s
     for name in _FORBIDDEN[variant]:
         if name in present:
             raise _fail(name, f"not used by variant {variant}")
-    descriptive = tuple((n, _DESCRIPTIVE[n], _PLAIN_TYPES.get(_DESCRIPTIVE[n], frozenset()))
-                        for n in names if n in _DESCRIPTIVE)
+    descriptive = tuple((n, _DESCRIPTIVE[n], _PLAIN_TYPES.get(_DESCRIPTIVE[n], frozenset()),
+                         _PLAIN_ITEMS.get(_DESCRIPTIVE[n])) for n in names if n in _DESCRIPTIVE)
     user_names = tuple(n for n in names if n not in _DESCRIPTIVE and n not in _READ_ABOVE)
     if len(_LAYOUTS) >= 1024:
         _LAYOUTS.clear()
@@ -508,6 +514,12 @@ _PLAIN_TYPES: Mapping[Callable[[str, object, int], Any], frozenset[type]] = {
     _integer: frozenset({int}),
     _integer_or_string: frozenset({int, str}),
     _time: frozenset({datetime.time}),
+}
+# The readers of per-player arrays and the one type of item with which they return the array
+# as a tuple (names: strings; chips: integers, none negative), checked without calling them.
+_PLAIN_ITEMS: Mapping[Callable[[str, object, int], Any], set[type]] = {
+    _names: _STR_ONLY,
+    _chips: _INT_ONLY,
 }
 
 
