@@ -162,3 +162,42 @@ def test_a_sensor_far_behind_holds_the_monitor_back_no_longer_than_the_wait() ->
     cam.script = []
     alerts = run(reader, cam, clock, until=1.0 + SENSOR_WAIT + 1.5)
     assert [a.code for a in alerts] == ["SENSOR_CONFLICT"]
+
+
+def test_the_monitors_time_never_goes_back_when_a_sensor_says_an_older_one() -> None:
+    """A camera that comes back from offline (up to date: None) with frames analysed from
+    before: the monitor was ticked at the loop's time meanwhile and is not ticked earlier."""
+
+    @dataclass
+    class Lagging:
+        answers: list[float | None]
+        name: str = "camera"
+
+        def reported_through(self) -> float | None:
+            return self.answers.pop(0) if self.answers else None
+
+        def poll(self, now: float) -> list[Observation]:
+            return []
+
+        def close(self) -> None:
+            pass
+
+    table = Table(GameConfig(small_blind=1, big_blind=2), seats=3)
+    for seat in (1, 2, 3):
+        table.sit(seat, 100)
+    monitor = DealingMonitor(table, config=MonitorConfig(sensors=frozenset({"camera"})))
+    ticks: list[float] = []
+    tick = monitor.tick
+
+    def counted(t: float) -> MonitorOutput:
+        ticks.append(t)
+        return tick(t)
+
+    monitor.tick = counted  # type: ignore[method-assign,assignment]
+    clock = Clock(10.0)
+    controller = Controller(monitor=monitor, sensors=[Lagging([None, 7.0, 8.0])], clock=clock)
+    for now in (10.0, 10.1, 10.2, 10.3):
+        clock.now = now
+        controller.step()
+    controller.close()
+    assert ticks == sorted(ticks) and ticks[0] == 10.0 and ticks[-1] == 10.3

@@ -160,6 +160,7 @@ class Controller:
         self._alert_ids: dict[int, int] = {}
         self._sensor_failing: set[str] = set()
         self._held: list[Observation] = []  # after a lagging sensor's time (:meth:`step`)
+        self._upto = float("-inf")  # the monitor's time so far: it never goes back
         self._tick_failing = False
         # Extensions on the loop thread (the dealer station, docs/station.md): ``on_step`` at
         # the end of every step, ``on_request`` after each request carried out. One that
@@ -237,6 +238,9 @@ class Controller:
                 self._fault(f"sensor {sensor.name} failed: {type(exc).__name__}: {exc}")
             else:
                 self._sensor_failing.discard(sensor.name)
+        # a sensor back from offline (None: up to date) may say an older time than it did:
+        # the monitor's time stays where it was
+        upto = self._upto = max(upto, self._upto)
         observations.sort(key=lambda o: o.t)
         for obs in observations:
             if obs.t > upto:
