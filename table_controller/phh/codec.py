@@ -348,16 +348,8 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     known = _KNOWN_ACTIONS.get(count)
     if known is None or len(known) > _KNOWN_ACTIONS_MAX:
         known = _KNOWN_ACTIONS[count] = {}
-    hole_of, player_of = _HOLE_OF, _PLAYER_OF
     try:  # each action read once per text, then remembered; the rest looked up at once
         for text in set(raw_actions).difference(known):
-            if text[:5] == "d dh ":  # the first case of _plain_action, inlined: hole cards,
-                token, _, cards = text[5:].partition(" ")  # six new texts in every file
-                player = player_of.get(token)
-                hole = hole_of.get(cards)
-                if player is not None and player <= count and hole is not None:
-                    known[text] = _new(DealHole, (player, hole, None))
-                    continue
             action = _plain_action(text, count)
             known[text] = _parse_action(text, count) if action is None else action
         actions = tuple(map(known.__getitem__, raw_actions))
