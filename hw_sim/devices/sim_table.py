@@ -212,6 +212,19 @@ class SimTable:
             self.button.sample(due)
         return self.clock.advance_to(target)
 
+    def scans(self) -> int:
+        """How many scan cycles the reader has made (0 without one that flickers)."""
+        return self.rfid.scans if isinstance(self.rfid, wiring.PtyRfid) else 0
+
+    def read_since(self, scans: int) -> bool:
+        """Whether the reader has scanned the table often enough since it had made ``scans``
+        cycles to have reported every tag laid before: a flicker burst or a ``tag_dropout``
+        makes a tag miss a few cycles, never more (:attr:`wiring.PtyRfid.read_within`). True
+        without a reader over the pty (the in-process one reads every tag at each look)."""
+        if not isinstance(self.rfid, wiring.PtyRfid):
+            return True
+        return self.rfid.scans - scans >= self.rfid.read_within
+
     def fault(self, kind: str, now: float) -> bool:
         """Inject a sensor fault (scenario.md ``fault``); False if no sensor here carries it."""
         return any(chain.fault(kind, now) for chain in self.sensors)

@@ -48,6 +48,7 @@ from table_controller.vocabulary.observations import Observation
 log = logging.getLogger(__name__)
 HOLD_TIME = ReaderConfig().hold_time  # the reader's default, as on a table
 SCAN_PERIOD = 0.1  # the virtual controller's scan cycle, seconds
+DROPOUT_CYCLES = 3  # the scan cycles a ``tag_dropout`` fault makes a tag miss
 ZONE_ANTENNAS = {zone: antenna for antenna, zone in DEFAULT_ANTENNA_ZONES.items()}
 
 
@@ -234,6 +235,17 @@ class PtyRfid:
         t = self.last_scan + period
         return t if t < target - period / 2 else None
 
+    @property
+    def scans(self) -> int:
+        """The scan cycles made so far (at the looks and in between)."""
+        return self.controller.cycles
+
+    @property
+    def read_within(self) -> int:
+        """The scan cycles within which a tag laid on an antenna is reported: a flicker burst
+        or a ``tag_dropout`` makes it miss at most this many less one, then it is read."""
+        return max(self.controller.flicker.max_burst_cycles, DROPOUT_CYCLES) + 1
+
     def catch_up(self, t: float) -> None:
         """A scan cycle at ``t`` between two looks, of the tags as last laid; what the reader
         reports comes out of the next :meth:`poll`."""
@@ -291,7 +303,7 @@ class PtyRfid:
         if kind == "tag_dropout":
             felt = self.antennas.model.felt
             if felt:  # the most recently placed card misses 3 scan cycles (0.3 s)
-                self.controller.drop_out(felt[-1].uid, 3)
+                self.controller.drop_out(felt[-1].uid, DROPOUT_CYCLES)
             return True
         return False
 

@@ -6,7 +6,12 @@ press the green button, deal, turn hands up or gather the cards, so a hand can b
 ``run --sim`` from any zmq client; ``sim_put`` (``zone``, ``face``) makes a dealer error and
 ``sim_remedy`` (``code``) carries out an open alert's remedy, as the dealer station's tests and
 benchmark do. The dealer moves one card per :attr:`ConsoleDealer.move_interval`
-simulated seconds, so each card is seen before the next (a real dealer's hands take time).
+simulated seconds (a real dealer's hands take time), and not before the reader has scanned the
+table often enough to have reported the last one (:meth:`SimTable.read_since`), so each card
+is seen before the next however seldom the controller's loop looks: on a loaded machine the
+loop looks less often than the dealer moves, and a fresh card missed by its first scan (a
+flicker) was reported with the next one, in the antennas' order, not the dealer's (a false
+MISDEAL_OUT_OF_ORDER).
 
 The dealer is polled by the controller like a sensor (it delivers no observation itself: the
 table's sensor chains see what it moved).
@@ -48,14 +53,17 @@ class ConsoleDealer:
         self.deal_order = deal_order
         self._job: _Job | None = None
         self._next_move = 0.0
+        self._moved_at: int | None = None  # the reader's scans when the last move was made
         table.dealer.after_move = self._pause
 
     # ------------------------------------------------------------------ as a sensor
     def poll(self, now: float) -> list[Observation]:
-        """The dealer makes its next move when it is due."""
-        if self._job is not None and now >= self._next_move:
+        """The dealer makes its next move when it is due and the reader has seen the last."""
+        if (self._job is not None and now >= self._next_move
+                and (self._moved_at is None or self.table.read_since(self._moved_at))):
             self._job.resume()
             self._next_move = now + self.move_interval
+            self._moved_at = self.table.scans()
             if self._job.done:
                 error, self._job = self._job.error, None
                 if error is not None:
@@ -86,6 +94,7 @@ class ConsoleDealer:
             raise ConsoleError(f"{what}: the simulated dealer is still busy")
         self._job = _Job(work)
         self._next_move = 0.0
+        self._moved_at = None
 
     def perform(self, what: str, work: Callable[[], None]) -> None:
         """The dealer does ``work`` with the table's dealer, one movement per
