@@ -338,6 +338,18 @@ def test_result_builders_make_the_dataclasses_their_constructors_make() -> None:
         result.rake = 0  # type: ignore[misc]
 
 
+def test_slot_setters_are_every_field_in_order() -> None:
+    """A builder through the slots cannot leave a field unset or set one for another."""
+    from table_controller.engine.results import PotAward
+    from table_controller.engine.slots import slot_setters
+
+    assert len(slot_setters(PotAward, "amount", "eligible", "winners", "shares")) == 4
+    with pytest.raises(ValueError, match="not its fields"):
+        slot_setters(PotAward, "amount", "eligible", "winners")  # shares left unset
+    with pytest.raises(ValueError, match="not its fields"):
+        slot_setters(PotAward, "eligible", "amount", "winners", "shares")
+
+
 def test_single_pot_when_everyone_still_in_put_in_the_same() -> None:
     """Every live player put in the same (one folded after the blinds): the one pot of every
     chip, as build_pots gives it; the showdown logs it as the same PotAwarded record."""

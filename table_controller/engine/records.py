@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from table_controller.engine.actions import Action, ActionKind, Street
+from table_controller.engine.slots import slot_setters
 from table_controller.vocabulary.cards import Card
 
 
@@ -155,11 +156,8 @@ for _record in (Posted, HoleCardsDealt, BoardDealt, ActionTaken, OutOfTurnHeld, 
     _record.__hash__ = tuple.__hash__  # type: ignore[method-assign]
 
 
-# The hand logs a PotAwarded at the end of every hand: built without the frozen dataclass's
-# __init__ (one frozen assignment per field), each field set through its slot as __init__
-# sets it; the object is the same (equal, frozen).
-_SET_INDEX, _SET_AMOUNT, _SET_SHARES = (PotAwarded.__dict__[name].__set__
-                                        for name in ("index", "amount", "shares"))
+# The hand logs a PotAwarded at the end of every hand: built through its slots (.slots).
+_SET_INDEX, _SET_AMOUNT, _SET_SHARES = slot_setters(PotAwarded, "index", "amount", "shares")
 
 
 def pot_awarded(index: int, amount: int, shares: tuple[tuple[int, int], ...]) -> PotAwarded:

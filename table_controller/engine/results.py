@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from table_controller.engine.slots import slot_setters
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PotAward:
@@ -37,15 +39,12 @@ class HandResult:
     reason: str | None = None
 
 
-# The engine builds a PotAward and a HandResult at the end of every hand: without the frozen
-# dataclass's __init__ (keyword arguments, then one frozen assignment per field), each field
-# set through its slot, as __init__ sets it; the objects are the same.
+# The engine builds a PotAward and a HandResult at the end of every hand: through their
+# slots (.slots).
 _new = object.__new__
-_POT_SLOTS = tuple(PotAward.__dict__[name].__set__
-                   for name in ("amount", "eligible", "winners", "shares"))
-_RESULT_SLOTS = tuple(HandResult.__dict__[name].__set__
-                      for name in ("pots", "returned", "rake", "voided", "final_stacks",
-                                   "showdown", "reason"))
+_POT_SLOTS = slot_setters(PotAward, "amount", "eligible", "winners", "shares")
+_RESULT_SLOTS = slot_setters(HandResult, "pots", "returned", "rake", "voided", "final_stacks",
+                             "showdown", "reason")
 
 
 def pot_award(amount: int, eligible: tuple[int, ...], winners: tuple[int, ...],
