@@ -7,6 +7,7 @@ time"). A camera that is up to date and really misses a card is still a SENSOR_C
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -164,24 +165,27 @@ def test_a_sensor_far_behind_holds_the_monitor_back_no_longer_than_the_wait() ->
     assert [a.code for a in alerts] == ["SENSOR_CONFLICT"]
 
 
-def test_the_monitors_time_never_goes_back_when_a_sensor_says_an_older_one() -> None:
-    """A camera that comes back from offline (up to date: None) with frames analysed from
-    before: the monitor was ticked at the loop's time meanwhile and is not ticked earlier."""
+@dataclass
+class Lagging:
+    """A sensor that says, at each step, the next of ``answers`` (then None: up to date)."""
 
-    @dataclass
-    class Lagging:
-        answers: list[float | None]
-        name: str = "camera"
+    answers: list[float | None]
+    name: str = "camera"
 
-        def reported_through(self) -> float | None:
-            return self.answers.pop(0) if self.answers else None
+    def reported_through(self) -> float | None:
+        return self.answers.pop(0) if self.answers else None
 
-        def poll(self, now: float) -> list[Observation]:
-            return []
+    def poll(self, now: float) -> list[Observation]:
+        return []
 
-        def close(self) -> None:
-            pass
+    def close(self) -> None:
+        pass
 
+
+def ticked(sensors: list[Any], clock: Clock, *, shift: float = 0.0,
+           steps: tuple[float, ...]) -> list[float]:
+    """The times the monitor is ticked at by a controller on ``sensors`` stepped at ``steps``
+    (after ``shift_clock(shift)``: a resumed hand)."""
     table = Table(GameConfig(small_blind=1, big_blind=2), seats=3)
     for seat in (1, 2, 3):
         table.sit(seat, 100)
@@ -194,10 +198,25 @@ def test_the_monitors_time_never_goes_back_when_a_sensor_says_an_older_one() -> 
         return tick(t)
 
     monitor.tick = counted  # type: ignore[method-assign,assignment]
-    clock = Clock(10.0)
-    controller = Controller(monitor=monitor, sensors=[Lagging([None, 7.0, 8.0])], clock=clock)
-    for now in (10.0, 10.1, 10.2, 10.3):
+    controller = Controller(monitor=monitor, sensors=sensors, clock=clock)
+    controller.shift_clock(shift)
+    for now in steps:
         clock.now = now
         controller.step()
     controller.close()
+    return ticks
+
+
+def test_the_monitors_time_never_goes_back_when_a_sensor_says_an_older_one() -> None:
+    """A camera that comes back from offline (up to date: None) with frames analysed from
+    before: the monitor was ticked at the loop's time meanwhile and is not ticked earlier."""
+    ticks = ticked([Lagging([None, 7.0, 8.0])], Clock(10.0), steps=(10.0, 10.1, 10.2, 10.3))
     assert ticks == sorted(ticks) and ticks[0] == 10.0 and ticks[-1] == 10.3
+
+
+def test_a_resumed_controller_waits_for_a_lagging_sensor_on_the_shifted_time() -> None:
+    """After ``shift_clock`` (a resumed hand runs ahead of the devices' clock) a sensor's
+    reported time is shifted as its observations are; one that says nothing is up to date."""
+    ticks = ticked([Lagging([9.5, 9.8]), Reader([])], Clock(10.0), shift=100.0,
+                   steps=(10.0, 10.1, 10.2))
+    assert ticks == pytest.approx([109.5, 109.8, 110.2])

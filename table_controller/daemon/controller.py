@@ -45,6 +45,7 @@ from table_controller.daemon.console_input import (
     check_fields,
 )
 from table_controller.daemon.journal import Journal
+from table_controller.daemon.lag import said_through
 from table_controller.daemon.published import PublishedAlerts
 from table_controller.daemon.reconcile import Reconcile, ShiftedSensor
 from table_controller.daemon.redact import redact
@@ -87,11 +88,10 @@ class Sensor(Protocol):
 def reported_through(sensor: Sensor, now: float) -> float:
     """How far ``sensor`` has reported (``now`` unless it says otherwise), never further
     back than :data:`SENSOR_WAIT`."""
-    ask = getattr(sensor, "reported_through", None)
-    through = ask() if ask is not None else None
+    through = said_through(sensor)
     if through is None:
         return now
-    return min(now, max(float(through), now - SENSOR_WAIT))
+    return min(now, max(through, now - SENSOR_WAIT))
 
 
 class ConsoleError(ValueError):

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
+from table_controller.daemon.lag import said_through
 from table_controller.monitor import DealingMonitor
 from table_controller.monitor.restart import DownChange, cards_moved_while_down
 from table_controller.vocabulary.alerts import Alert
@@ -142,9 +143,8 @@ class ShiftedSensor:
         return [replace(o, t=o.t + self.offset) for o in self.sensor.poll(now - self.offset)]
 
     def reported_through(self) -> float | None:
-        ask = getattr(self.sensor, "reported_through", None)
-        through = ask() if ask is not None else None
-        return None if through is None else float(through) + self.offset
+        through = said_through(self.sensor)
+        return None if through is None else through + self.offset
 
     def close(self) -> None:
         self.sensor.close()
