@@ -204,6 +204,7 @@ def test_five_six_and_seven_cards() -> None:
 # --- wording of every score --------------------------------------------------------------------
 
 def test_description_of_each_category() -> None:
+    assert describe_score(ev("As Ks Qs Js Ts").score) == "Royal Flush"
     assert describe_score(ev("Tc 9c 8c 7c 6c").score) == "Straight Flush, Ten high"
     assert describe_score(ev("2c 2d 2h 2s 3c").score) == "Four of a Kind, Twos"
     assert describe_score(ev("6c 6d 6h 2s 2c").score) == "Full House, Sixes over Twos"

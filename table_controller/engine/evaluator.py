@@ -19,7 +19,7 @@ Three ways in, all giving the same scores:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from table_controller.engine.evaluator_rules import (
     CATEGORY_SHIFT,
@@ -206,35 +206,25 @@ def _flush_score(suit: int, codes: Iterable[int]) -> int:
 
 def describe_score(score: int) -> str:
     """Human wording of a score: ``"Two Pair, Kings and Sevens"``, ``"Royal Flush"``..."""
-    # The category and the first two ranks read from the score's fields directly (every
-    # packed rank is 2..14, so the first two fields are the first two ranks) and the
-    # categories compared as integers (an Enum member costs an attribute lookup on its class).
-    category = score >> CATEGORY_SHIFT
-    first = (score >> 16) & 0xF
-    if category == _PAIR:
-        return f"Pair of {RANK_PLURALS[first]}"
-    if category == _HIGH_CARD:
-        return f"High Card, {RANK_NAMES[first]}"
-    if category == _TWO_PAIR:
-        return f"Two Pair, {RANK_PLURALS[first]} and {RANK_PLURALS[(score >> 12) & 0xF]}"
-    if category == _THREE_OF_A_KIND:
-        return f"Three of a Kind, {RANK_PLURALS[first]}"
-    if category == _STRAIGHT:
-        return f"Straight, {RANK_NAMES[first]} high"
-    if category == _FLUSH:
-        return f"Flush, {RANK_NAMES[first]} high"
-    if category == _FULL_HOUSE:
-        return f"Full House, {RANK_PLURALS[first]} over {RANK_PLURALS[(score >> 12) & 0xF]}"
-    if category == _FOUR_OF_A_KIND:
-        return f"Four of a Kind, {RANK_PLURALS[first]}"
-    return "Royal Flush" if first == 14 else f"Straight Flush, {RANK_NAMES[first]} high"
+    # the category and the first two ranks read from the score's fields directly (every
+    # packed rank is 2..14, so the first two fields are the first two ranks)
+    return _WORDING[score >> CATEGORY_SHIFT]((score >> 16) & 0xF, (score >> 12) & 0xF)
 
 
-_HIGH_CARD, _PAIR, _TWO_PAIR = int(HandCategory.HIGH_CARD), int(HandCategory.PAIR), int(
-    HandCategory.TWO_PAIR)
-_THREE_OF_A_KIND, _STRAIGHT, _FLUSH = int(HandCategory.THREE_OF_A_KIND), int(
-    HandCategory.STRAIGHT), int(HandCategory.FLUSH)
-_FULL_HOUSE, _FOUR_OF_A_KIND = int(HandCategory.FULL_HOUSE), int(HandCategory.FOUR_OF_A_KIND)
+_WORDS: dict[HandCategory, Callable[[int, int], str]] = {
+    # each category's wording from the score's first two ranks
+    HandCategory.HIGH_CARD: lambda a, b: f"High Card, {RANK_NAMES[a]}",
+    HandCategory.PAIR: lambda a, b: f"Pair of {RANK_PLURALS[a]}",
+    HandCategory.TWO_PAIR: lambda a, b: f"Two Pair, {RANK_PLURALS[a]} and {RANK_PLURALS[b]}",
+    HandCategory.THREE_OF_A_KIND: lambda a, b: f"Three of a Kind, {RANK_PLURALS[a]}",
+    HandCategory.STRAIGHT: lambda a, b: f"Straight, {RANK_NAMES[a]} high",
+    HandCategory.FLUSH: lambda a, b: f"Flush, {RANK_NAMES[a]} high",
+    HandCategory.FULL_HOUSE: lambda a, b: f"Full House, {RANK_PLURALS[a]} over {RANK_PLURALS[b]}",
+    HandCategory.FOUR_OF_A_KIND: lambda a, b: f"Four of a Kind, {RANK_PLURALS[a]}",
+    HandCategory.STRAIGHT_FLUSH: lambda a, b: ("Royal Flush" if a == 14
+                                               else f"Straight Flush, {RANK_NAMES[a]} high"),
+}
+_WORDING = tuple(_WORDS[category] for category in HandCategory)  # indexed by the category
 
 
 def _best_five(score: int, cards: Sequence[Card]) -> tuple[Card, ...]:
