@@ -222,3 +222,17 @@ def test_check_passes_and_names_each_difference(
     assert any("unexpected alert DUPLICATE_CARD" in d for d in diffs)
     assert "expected 1 hand(s), 2 ended" in diffs
     assert "seat 1: expected stack 99, got 98" in diffs
+
+
+def test_the_simulated_camera_keeps_frames_unless_told_not_to() -> None:
+    """``SimTable(camera_cache=)`` reaches the camera: its default keeps frames, 0 none (the
+    long-running daemon of ``run --sim``)."""
+    from hw_sim.devices.camera_chain import FRAMES_KEPT
+    from hw_sim.devices.sim_table import SimTable
+
+    for cache, kept in ((None, FRAMES_KEPT), (0, 0), (2, 2)):
+        table = SimTable(seed=1, sensors=("camera",), camera_cache=cache)
+        try:
+            assert table.camera.camera.cache == kept
+        finally:
+            table.close()

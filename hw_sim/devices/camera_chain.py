@@ -237,16 +237,17 @@ class CameraChain:
 
 def build_camera(model: TableModel, *, seed: int = 0, noise_sigma: float = 0.0,
                  stub_view: bool = False, felt: str = "green",
-                 light: str = "neutral", cache: int = FRAMES_KEPT) -> CameraChain:
+                 light: str = "neutral", cache: int | None = None) -> CameraChain:
     """The camera chain. Sensor noise is off by default: generating it costs most of a frame's
     rendering time, and the vision package's own tests cover recognition under noise.
     ``stub_view``: the camera's layout covers the shuffler tray (:func:`stub_layout`).
     ``felt`` (:data:`vision.props.FELTS`) and ``light`` (:data:`hw_sim.devices.camera.LIGHTS`):
     the table's cloth and the room's light. The table is calibrated as an installer does it,
     from two frames of the empty table. ``cache``: the frames and laid felts the camera keeps
-    (default :data:`FRAMES_KEPT`; 0: each frame drawn afresh, no memory kept for it)."""
+    (None: :data:`FRAMES_KEPT`; 0: each frame drawn afresh, no memory kept for it)."""
     camera = VirtualCamera(layout=stub_layout() if stub_view else None, seed=seed,
-                           noise_sigma=noise_sigma, felt=felt, light=light, cache=cache)
+                           noise_sigma=noise_sigma, felt=felt, light=light,
+                           cache=FRAMES_KEPT if cache is None else cache)
     empty = learn_empty([camera.render([], frame_index=1_000_000 + k, covers=())
                          for k in range(2)])
     analyser = FrameAnalyser(Recogniser(sim_deck_templates()), layout=camera.layout,

@@ -107,9 +107,7 @@ class SimTable:
                 from hw_sim.devices.camera_chain import build_camera  # OpenCV: when simulated
 
                 self.camera = build_camera(self.model, seed=seed, stub_view=stub_view,
-                                           felt=felt, light=light,
-                                           **({} if camera_cache is None
-                                              else {"cache": camera_cache}))
+                                           felt=felt, light=light, cache=camera_cache)
         except BaseException:
             self.close()  # what was opened (a pty, a serial link) is closed again
             raise
