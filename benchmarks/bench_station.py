@@ -10,7 +10,8 @@ memory the station adds to the controller, and the page's weight.
    sensors, within one loop period, so this counts a little more than card to alert) to the
    moment the page has drawn the alert (a frame after the element went into the page, the
    page's own clock; both clocks are this machine's wall clock). Then the floor resolves the
-   misdeal (the hand is void). p50, p99, max over the rounds (goal: p99 < 250 ms).
+   misdeal (the hand is void). p50, p99, max over the rounds (goals: p99 < 250 ms, and every
+   alert within a second of its card, issue 12: the tests only check that it is pushed).
 2. memory: resident memory (VmRSS) of the controller process with the station and of the same
    controller with ``[station] listen = "none"``, each after the same rounds (the station's
    with its page connected); the difference is the station's (goal < 40 MB). Also the
@@ -33,6 +34,7 @@ import httpx
 from tests.station_daemon import Daemon, config_text, start_daemon
 
 GOAL_P99_MS = 250.0
+GOAL_MAX_MS = 1000.0  # issue 12: every alert drawn within a second of its card
 GOAL_MEMORY_MB = 40.0
 GOAL_WEIGHT_KB = 300.0
 PRESS_GAP_S = 0.3  # a press is held 0.12 s, then the release settles (firmware_bridge.button)
@@ -246,7 +248,8 @@ def main(quick: bool) -> dict[str, object]:
         "alerts": len(latencies),
         "card_to_alert_drawn_ms": {"p50": round(statistics.median(ordered), 1),
                                    "p99": round(p99, 1), "max": round(ordered[-1], 1),
-                                   "goal_p99": GOAL_P99_MS},
+                                   "goal_p99": GOAL_P99_MS, "goal_max": GOAL_MAX_MS,
+                                   "within_goal_max": sum(v <= GOAL_MAX_MS for v in ordered)},
         "added_memory_mb": round(added, 1), "goal_memory_mb": GOAL_MEMORY_MB,
         "page_kb": round(total_kb, 1), "goal_page_kb": GOAL_WEIGHT_KB,
     })

@@ -2,8 +2,9 @@
 against ``table-controller run --sim`` as a process, the page reaching it through a TCP proxy
 the tests can cut: a hand played through the page's buttons ends with the engine's stacks (and
 pokerkit's, from the hand history); an illegal raise is refused with the engine's rule; a
-reload mid-hand shows the same table; a dealer error's alert is drawn within a second of the
-card and "remedy done" clears it once the sensors confirm; a lost connection catches up with
+reload mid-hand shows the same table; a dealer error's alert is pushed to the page, which asks
+for nothing (how soon it is drawn is a figure of ``python -m benchmarks station``, not of these
+tests), and "remedy done" clears it once the sensors confirm; a lost connection catches up with
 no view twice and none missing; a restarted controller is picked up. Screenshots of each at
 800x480 and 1280x800 go to out/screenshots/."""
 
@@ -23,6 +24,8 @@ from tests.browser import VIEWPORTS, screenshot
 from tests.netproxy import Proxy
 from tests.phh_pokerkit import pokerkit_finishing_stacks
 from tests.station_daemon import Daemon, start_daemon
+
+PUSHED_WAIT_MS = 30_000  # generous: a loaded machine is slow, never wrong
 
 
 @dataclass
@@ -216,15 +219,25 @@ def play_to_the_turn(served: Served) -> None:
                    "kind": "check" if legal["check"] else "call"})
 
 
-def test_a_dealer_error_is_drawn_at_once_and_cleared_once_verified(page: Any,
-                                                                  served: Served) -> None:
+def test_a_dealer_error_is_pushed_to_the_page_and_cleared_once_verified(
+        page: Any, served: Served) -> None:
     play_to_the_turn(served)
     wait(page, "v.hand && v.hand.board.length === 4")
-    sent = time.monotonic()  # a second card on the turn
-    served.daemon.ask({"cmd": "sim_put", "zone": "board", "face": "up"})
+    asked: list[str] = []  # what the page requests until the alert is drawn
+
+    def note(request: Any) -> None:
+        asked.append(request.url)
+
+    page.on("request", note)
+    resyncs = page.evaluate("() => window.station.resyncs")
+    served.daemon.ask({"cmd": "sim_put", "zone": "board", "face": "up"})  # a second turn card
     selector = "[data-alert-code=EXTRA_BOARD_CARD]"
-    page.wait_for_selector(selector, timeout=1000)  # issue 12: within a second of the card
-    assert time.monotonic() - sent < 1.5  # the request included
+    # issue 12's "within a second of the card" is the benchmark's figure (docs/station.md)
+    page.wait_for_selector(selector, timeout=PUSHED_WAIT_MS)
+    # pushed down the live stream the page already had open: no request, no new stream
+    page.remove_listener("request", note)
+    assert asked == []
+    assert page.evaluate("() => window.station.resyncs") == resyncs
     alert_id = page.get_attribute(selector, "data-alert-id")
     assert page.get_attribute(selector, "data-severity") == "fix"
     assert "back into the stub" in (page.text_content(f"{selector} .remedy") or "")
