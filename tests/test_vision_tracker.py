@@ -182,13 +182,17 @@ def test_a_card_under_one_that_moves_off_it_and_is_not_seen_is_removed() -> None
 
 
 def test_a_squared_pair_turned_up_apart_counts_two_and_holds_nothing() -> None:
-    """At the showdown the squared cards are turned up side by side: the lower one does not
-    go under the upper one's former outline."""
+    """At the showdown the squared cards are turned up side by side: the lower one is seen
+    again, and the upper one is the card beside it, turned up (never a third card on the seat,
+    nor the lower one under the upper one's former outline)."""
     tracker = CardTracker(confirm_frames=2, drop_frames=3)
     frames = [_pair()] * 2 + [[seen("back", "seat3", 305, 106)]] * 3
     frames += [[seen("Kd", "seat3", 300), seen("7h", "seat3", 380)]] * 4
-    run(tracker, frames)
-    assert sorted(label for _, label in tracker.cards.values()) == ["7h", "Kd"]
+    events = run(tracker, frames)
+    assert [(e[0], e[1], e[3]) for e in _flat(events)] == [
+        ("placed", "cam1", None), ("placed", "cam2", None),
+        ("flipped", "cam1", "Kd"), ("flipped", "cam2", "7h")]
+    assert tracker.cards == {"cam1": ("seat3", "Kd"), "cam2": ("seat3", "7h")}
     assert tracker.under == {}
 
 

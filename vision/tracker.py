@@ -160,13 +160,16 @@ class CardTracker:
         # A card moved within its zone further than max_jump in one frame (a player squaring
         # his cards slides one onto the other): a track seen in the last frame and missing
         # now, and a sighting of the same look in the same zone that no track explains, are
-        # one card that moved, not one card gone and another come.
+        # one card that moved, not one card gone and another come. A card that lay over one
+        # seen again now has come off it, and may have been turned up as it was (a squared
+        # pair spread face up): any look will do.
+        spread = {self._tracks[j].under for j in used_t} - {None}
         for i, s in enumerate(sightings):
             if i in used_s:
                 continue
             for j, tr in enumerate(self._tracks):
                 if (j not in used_t and tr.zone == s.zone and tr.misses == 0
-                        and tr.under is None and tr.pending == s.label):
+                        and tr.under is None and (tr.pending == s.label or tr.key in spread)):
                     used_s.add(i)
                     used_t.add(j)
                     matches[i] = j
