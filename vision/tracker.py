@@ -26,7 +26,9 @@ outline covers :data:`COVERED` of it) is *under* that card (:attr:`CardTracker.u
 missing, not removed, while the card over it is there and still covers it. When that card
 goes (the pair picked up), the one under it counts its missing frames again and both are
 removed together. A card whose place nothing covers is missing as before: a card taken away
-from beside another is removed.
+from beside another is removed. When the lower card shows again, the upper one has come off it:
+a sighting in the zone no track explains is that card, whatever its look (a squared pair spread
+face up: both are turned over, no third card comes).
 
 A card slid onto another in one frame (squaring, seen between two frames) leaves its place
 empty and lands on the other's: the sighting is nearer the card it covers. When a confirmed
