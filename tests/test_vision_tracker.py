@@ -124,3 +124,81 @@ def test_a_sighting_works_out_its_centre_once() -> None:
     again = SeenCard(label=card.label, corners=card.corners, zone=card.zone, score=card.score,
                      margin=card.margin)
     assert repr(again) == repr(card) and "centre" not in repr(card)
+
+
+def _pair(x0: float = 300.0, x1: float = 380.0) -> list[SeenCard]:
+    return [seen("back", "seat3", x0), seen("back", "seat3", x1)]
+
+
+def _flat(events: list[list[tuple[str, str, str, str | None, Face, float]]]
+          ) -> list[tuple[str, str, str, str | None, Face, float]]:
+    return [e for f in events for e in f]
+
+
+def test_a_card_squared_onto_the_other_in_one_frame_holds_the_lower_one() -> None:
+    """A player squares his two hole cards: the second slides onto the first in one frame, and
+    the camera sees one card (a few pixels off the first's place). Both still count; the
+    first lies under the second until the pair is picked up, then both go together."""
+    tracker = CardTracker(confirm_frames=2, drop_frames=3)
+    squared = [seen("back", "seat3", 305, 106)]
+    events = run(tracker, [_pair()] * 2 + [squared] * 8)
+    assert [e[0] for e in _flat(events)] == ["placed", "placed"]
+    assert tracker.cards == {"cam1": ("seat3", "back"), "cam2": ("seat3", "back")}
+    assert tracker.under == {"cam1": "cam2"}
+    events = run(tracker, [[]] * 3, t0=60.0)
+    assert sorted(_flat(events)) == [("removed", "cam1", "seat3", None, Face.DOWN, 60.2),
+                                     ("removed", "cam2", "seat3", None, Face.DOWN, 60.2)]
+    assert tracker.cards == {} and tracker.under == {}
+
+
+def test_a_card_slid_slowly_onto_the_other_holds_the_lower_one() -> None:
+    tracker = CardTracker(confirm_frames=2, drop_frames=3)
+    frames = [_pair()] * 2 + [_pair(300, x) for x in (360, 340, 320)]
+    frames += [[seen("back", "seat3", 304, 103)]] * 6
+    events = run(tracker, frames)
+    assert [e[0] for e in _flat(events)] == ["placed", "placed"]
+    assert tracker.under == {"cam1": "cam2"}
+    assert len(tracker.cards) == 2
+
+
+def test_a_card_taken_from_beside_another_is_still_removed() -> None:
+    """Nothing covers the place of a card taken away: it is removed, even though the card
+    left beside it still shows (it lies still, where it lay)."""
+    tracker = CardTracker(confirm_frames=2, drop_frames=3)
+    events = run(tracker, [_pair()] * 2 + [[seen("back", "seat3", 300)]] * 4)
+    assert [e[:3] for e in _flat(events)] == [
+        ("placed", "cam1", "seat3"), ("placed", "cam2", "seat3"), ("removed", "cam2", "seat3")]
+    assert tracker.under == {}
+
+
+def test_a_card_under_one_that_moves_off_it_and_is_not_seen_is_removed() -> None:
+    tracker = CardTracker(confirm_frames=2, drop_frames=3)
+    frames = [_pair()] * 2 + [[seen("back", "seat3", 305, 106)]] * 2
+    frames += [[seen("back", "seat3", 330, 106)], [seen("back", "seat3", 360, 106)]] + [
+        [seen("back", "seat3", 380, 106)]] * 3
+    events = run(tracker, frames)
+    assert [e[:3] for e in _flat(events)] == [
+        ("placed", "cam1", "seat3"), ("placed", "cam2", "seat3"), ("removed", "cam1", "seat3")]
+
+
+def test_a_squared_pair_turned_up_apart_counts_two_and_holds_nothing() -> None:
+    """At the showdown the squared cards are turned up side by side: the lower one is seen
+    again, and the upper one is the card beside it, turned up (never a third card on the seat,
+    nor the lower one under the upper one's former outline)."""
+    tracker = CardTracker(confirm_frames=2, drop_frames=3)
+    frames = [_pair()] * 2 + [[seen("back", "seat3", 305, 106)]] * 3
+    frames += [[seen("Kd", "seat3", 300), seen("7h", "seat3", 380)]] * 4
+    events = run(tracker, frames)
+    assert [(e[0], e[1], e[3]) for e in _flat(events)] == [
+        ("placed", "cam1", None), ("placed", "cam2", None),
+        ("flipped", "cam1", "Kd"), ("flipped", "cam2", "7h")]
+    assert tracker.cards == {"cam1": ("seat3", "Kd"), "cam2": ("seat3", "7h")}
+    assert tracker.under == {}
+
+
+def test_a_frame_that_misses_the_upper_card_keeps_the_pair() -> None:
+    tracker = CardTracker(confirm_frames=2, drop_frames=3)
+    squared = [seen("back", "seat3", 305, 106)]
+    events = run(tracker, [_pair()] * 2 + [squared] * 3 + [[]] + [squared] * 6)
+    assert [e[0] for e in _flat(events)] == ["placed", "placed"]
+    assert len(tracker.cards) == 2 and tracker.under == {"cam1": "cam2"}

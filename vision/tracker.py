@@ -20,6 +20,24 @@ arm, chips: :class:`vision.analyse.TableView`). In such a zone nothing is placed
 removed, and its cards' miss counts stand still, until the zone is clear again; what lay there
 before is what lies there after, unless the clear frames show otherwise.
 
+A card can also lie under another card (a player squares his two cards, one on the other): a
+confirmed card no longer seen whose place a card seen in its zone now covers (that card's
+outline covers :data:`COVERED` of it) is *under* that card (:attr:`CardTracker.under`): not
+missing, not removed, while the card over it is there and still covers it. When that card
+goes (the pair picked up), the one under it counts its missing frames again and both are
+removed together. A card whose place nothing covers is missing as before: a card taken away
+from beside another is removed. When the lower card shows again, the upper one has come off it:
+a sighting in the zone no track explains is that card, whatever its look (a squared pair spread
+face up: both are turned over, no third card comes).
+
+A card slid onto another in one frame (squaring, seen between two frames) leaves its place
+empty and lands on the other's: the sighting is nearer the card it covers. When a confirmed
+card seen in the frame before is missing, and a sighting of its look in its zone covers
+another confirmed card's place but is not that card lying still (it reads another way, or its
+outline moved by more than :data:`STILL_PX`), the sighting is the card that moved and the
+covered card lies under it. A card taken away while the other is left exactly where it lay is
+removed.
+
 Time is never read here: each frame's timestamp is passed in (ARCHITECTURE.md: time comes in).
 """
 
@@ -29,10 +47,40 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import cv2
+import numpy as np
+
 from table_controller.vocabulary.cards import parse_card
 from table_controller.vocabulary.observations import CardEvent, CardObservation, Face, Source
 from vision.analyse import SeenCard, TableView
+from vision.arrays import Vector
 from vision.templates import BACK, JOKER
+
+COVERED = 0.6
+"""A card lies under a card seen in its zone when that card's outline covers at least this
+fraction of its own (its outline when last seen)."""
+
+STILL_PX = 3.0
+"""A sighting whose every corner lies within this many pixels of a card's outline is that card
+lying still (a sighting's jitter on a still table is well under a pixel)."""
+
+
+def _outline(corners: Vector) -> Vector:
+    return np.asarray(corners, np.float32).reshape(-1, 1, 2)
+
+
+def _covered(over: Vector, under: Vector) -> bool:
+    """The outline ``over`` covers :data:`COVERED` of the outline ``under`` (or more)."""
+    a, b = _outline(over), _outline(under)
+    area = abs(float(cv2.contourArea(b)))
+    if area <= 0.0:
+        return False
+    return float(cv2.intersectConvexConvex(a, b)[0]) >= COVERED * area
+
+
+def _still(corners: Vector, place: Vector) -> bool:
+    d = np.asarray(corners, np.float64) - np.asarray(place, np.float64)
+    return float(np.hypot(d[:, 0], d[:, 1]).max()) <= STILL_PX
 
 
 @dataclass(slots=True)
@@ -41,10 +89,13 @@ class _Track:
     zone: str
     x: float
     y: float
+    corners: Vector
     confirmed: str | None = None
     pending: str | None = None
     count: int = 0
     misses: int = 0
+    under: str | None = None  # the key of the card this one lies under
+    lay_under: str | None = None  # ... or lay under when last seen, until both are seen
 
 
 class CardTracker:
@@ -66,6 +117,11 @@ class CardTracker:
     def cards(self) -> dict[str, tuple[str, str]]:
         """Confirmed cards now: key -> (zone, label)."""
         return {t.key: (t.zone, t.confirmed) for t in self._tracks if t.confirmed is not None}
+
+    @property
+    def under(self) -> dict[str, str]:
+        """Confirmed cards lying under another card now: key -> the key of the card over it."""
+        return {t.key: t.under for t in self._tracks if t.under is not None}
 
     def _observation(self, event: CardEvent, track: _Track, label: str, t: float
                      ) -> CardObservation:
@@ -97,30 +153,37 @@ class CardTracker:
         pairs.sort()
         used_s: set[int] = set()
         used_t: set[int] = set()
-        matches: list[tuple[int, int]] = []
+        matches: dict[int, int] = {}  # sighting -> track
         for _, i, j in pairs:
             if i not in used_s and j not in used_t:
                 used_s.add(i)
                 used_t.add(j)
-                matches.append((i, j))
+                matches[i] = j
         # A card moved within its zone further than max_jump in one frame (a player squaring
         # his cards slides one onto the other): a track seen in the last frame and missing
         # now, and a sighting of the same look in the same zone that no track explains, are
-        # one card that moved, not one card gone and another come.
+        # one card that moved, not one card gone and another come. A card that lay over one
+        # seen again now has come off it, and may have been turned up as it was (a squared
+        # pair spread face up): any look will do.
+        spread = {self._tracks[j].under for j in used_t} - {None}
         for i, s in enumerate(sightings):
             if i in used_s:
                 continue
             for j, tr in enumerate(self._tracks):
                 if (j not in used_t and tr.zone == s.zone and tr.misses == 0
-                        and tr.pending == s.label):
+                        and tr.under is None and (tr.pending == s.label or tr.key in spread)):
                     used_s.add(i)
                     used_t.add(j)
-                    matches.append((i, j))
+                    matches[i] = j
                     break
-        for i, j in matches:
+        self._slid_onto(sightings, matches, used_t)
+        for i, j in matches.items():
             s, tr = sightings[i], self._tracks[j]
             tr.x, tr.y = centres[i]
+            tr.corners = s.corners
             tr.misses = 0
+            if tr.under is not None:  # seen: nothing lies over it now
+                tr.lay_under, tr.under = tr.under, None
             if s.label == tr.pending:
                 tr.count += 1
             else:
@@ -129,10 +192,31 @@ class CardTracker:
                 event = CardEvent.PLACED if tr.confirmed is None else CardEvent.FLIPPED
                 tr.confirmed = tr.pending
                 out.append(self._observation(event, tr, tr.pending, t))
+        new: list[_Track] = []
+        owner: dict[int, _Track] = {i: self._tracks[j] for i, j in matches.items()}
+        for i, s in enumerate(sightings):
+            if i in used_s:
+                continue
+            assert s.zone is not None
+            cx, cy = centres[i]
+            tr = _Track(key=f"cam{self._next}", zone=s.zone, x=cx, y=cy, corners=s.corners,
+                        pending=s.label, count=1)
+            self._next += 1
+            new.append(tr)
+            owner[i] = tr
+        seen_now = {self._tracks[j].key for j in used_t}
+        for j in used_t:
+            tr = self._tracks[j]
+            if tr.lay_under in seen_now:
+                tr.lay_under = None  # both seen: neither lies under the other
+        held = self._held(sightings, owner, used_t, occluded)
         keep: list[_Track] = []
         for j, tr in enumerate(self._tracks):
             if j not in used_t and tr.zone in occluded:
                 keep.append(tr)  # under a hand: as it was
+                continue
+            if j in held:
+                keep.append(tr)  # under a card: as it was
                 continue
             if j not in used_t:
                 tr.misses += 1
@@ -143,15 +227,75 @@ class CardTracker:
                     continue
             keep.append(tr)
         self._tracks = keep
-        for i, s in enumerate(sightings):
-            if i in used_s:
-                continue
-            assert s.zone is not None
-            cx, cy = centres[i]
-            tr = _Track(key=f"cam{self._next}", zone=s.zone, x=cx, y=cy, pending=s.label, count=1)
-            self._next += 1
+        for tr in new:
             if self.confirm_frames <= 1:
-                tr.confirmed = s.label
-                out.append(self._observation(CardEvent.PLACED, tr, s.label, t))
+                assert tr.pending is not None
+                tr.confirmed = tr.pending
+                out.append(self._observation(CardEvent.PLACED, tr, tr.pending, t))
             self._tracks.append(tr)
         return out
+
+    def _slid_onto(self, sightings: list[SeenCard], matches: dict[int, int],
+                   used_t: set[int]) -> None:
+        """A confirmed card seen in the frame before and missing now, and a sighting of its look
+        in its zone matched to another confirmed card whose place it covers but which it is not
+        (it reads another way, or it is not lying still): the card slid onto the other, and the
+        sighting is its own (the one under it is then held by :meth:`_held`)."""
+        for j, gone in enumerate(self._tracks):
+            if (j in used_t or gone.confirmed is None or gone.misses != 0
+                    or gone.under is not None):
+                continue
+            for i, k in matches.items():
+                s, lower = sightings[i], self._tracks[k]
+                if (s.zone == gone.zone and s.label == gone.pending
+                        and lower.confirmed is not None and lower.under is None
+                        and (s.label != lower.pending or not _still(s.corners, lower.corners))
+                        and _covered(s.corners, lower.corners)):
+                    matches[i] = j
+                    used_t.discard(k)
+                    used_t.add(j)
+                    break
+
+    def _held(self, sightings: list[SeenCard], owner: dict[int, _Track], used_t: set[int],
+              occluded: frozenset[str]) -> set[int]:
+        """The tracks not seen in this frame that lie under a card seen in their zone: one
+        already under a card stays under it while that card is seen (or itself lies under
+        another) and still covers its place; else a confirmed card whose place a sighting
+        covers goes under that sighting's card, never under a card that lay under it (the
+        pair turned up apart: the lower card is seen, the upper one's outline is stale)."""
+        held: set[int] = set()
+        by_key = {tr.key: tr for tr in self._tracks}
+        index = {tr.key: j for j, tr in enumerate(self._tracks)}
+        # A chain (a card under a card under a card) is settled from the top down.
+        order = sorted((j for j, tr in enumerate(self._tracks)
+                        if j not in used_t and tr.zone not in occluded
+                        and tr.confirmed is not None),
+                       key=lambda j: self._depth(self._tracks[j], by_key))
+        for j in order:
+            tr = self._tracks[j]
+            if tr.under is not None:
+                top = by_key.get(tr.under)
+                if top is not None and top.zone == tr.zone and (
+                        index[top.key] in used_t or index[top.key] in held) and _covered(
+                        top.corners, tr.corners):
+                    held.add(j)
+                    continue
+                tr.under = None
+            for i, s in enumerate(sightings):
+                over = owner[i]
+                if (s.zone == tr.zone and over.lay_under != tr.key
+                        and _covered(s.corners, tr.corners)):
+                    tr.under = over.key
+                    held.add(j)
+                    break
+        return held
+
+    @staticmethod
+    def _depth(tr: _Track, by_key: dict[str, _Track]) -> int:
+        depth = 0
+        while tr.under is not None and depth < len(by_key):
+            nxt = by_key.get(tr.under)
+            if nxt is None:
+                break
+            tr, depth = nxt, depth + 1
+        return depth
