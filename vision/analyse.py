@@ -76,19 +76,25 @@ _PEELED_TEXTURE = 0.09
 this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
 
 
-def _covers(quads: list[Vector], peeled: list[bool]) -> list[Image | None]:
+def _covers(quads: list[Vector], peeled: list[bool], props: list[Vector] | None = None
+            ) -> list[Image | None]:
     """For each card peeled out of a blob of several, the part of it that the cards found
-    before it in that blob hide (None for a card that lies alone). A blob is peeled top card
-    first: the card lying on top shows its whole outline and is taken first, the cards under
-    it come after (:func:`vision.table_detect.detect_on_table`)."""
+    before it in that blob hide, and the chips and protectors lying on it (``props``:
+    :attr:`vision.table_detect.TableDetection.props`); None for a card that lies alone. A
+    blob is peeled top card first: the card lying on top shows its whole outline and is
+    taken first, the cards under it come after (:func:`vision.table_detect.detect_on_table`)."""
     out: list[Image | None] = [None] * len(quads)
     outlines = [np.asarray(q, np.float32).reshape(-1, 1, 2) for q in quads]
+    things = [np.asarray(cv2.convexHull(np.asarray(p, np.float32)), np.float32)
+              for p in props or []]
     for i, quad in enumerate(quads):
         if not peeled[i]:
             continue
         area = abs(float(cv2.contourArea(outlines[i])))
         above = [quads[j] for j in range(i) if peeled[j] and cv2.intersectConvexConvex(
             outlines[j], outlines[i])[0] > 0.02 * area]
+        above += [t.reshape(-1, 2) for t in things
+                  if cv2.intersectConvexConvex(t, outlines[i])[0] > 0.02 * area]
         if above:
             out[i] = hidden_mask(quad, above)
     return out
@@ -196,9 +202,11 @@ class FrameAnalyser:
                                     max_candidates=self.detector.max_candidates)
             quads, peeled = _textured(frame, found.quads, found.peeled)
             occluded = self._occluded(found.occluders)
+            props = found.props
         else:
             quads = detect_cards(frame, self.detector)
             peeled = [False] * len(quads)
+            props = []
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
         looks: list[Vector | None] = [None] * len(quads)
         if self.remember:
@@ -210,7 +218,7 @@ class FrameAnalyser:
                     readings[i] = (known.label, known.score, known.margin)
         # The cards not remembered are read together (one batch of matrix products).
         fresh = [i for i, r in enumerate(readings) if r is None]
-        hidden = _covers(quads, peeled)
+        hidden = _covers(quads, peeled, props)
         for i, rec in zip(fresh, self.recogniser.classify_many(
                 frame, [quads[i] for i in fresh], [hidden[i] for i in fresh]), strict=True):
             readings[i] = (rec.label, rec.score, rec.margin)
