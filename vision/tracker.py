@@ -18,7 +18,10 @@ of the same look in the same zone that no track explains).
 Occlusion is known, not guessed: a frame may say which zones something covers (a hand, an
 arm, chips: :class:`vision.analyse.TableView`). In such a zone nothing is placed, flipped or
 removed, and its cards' miss counts stand still, until the zone is clear again; what lay there
-before is what lies there after, unless the clear frames show otherwise.
+before is what lies there after, unless the clear frames show otherwise. A zone where a chip
+or a protector lies on a card (``TableView.covered``) holds the cards it had: a card under
+it is not turned over by a reading of its part in view, not removed when it is not found,
+and no new card is placed over it; a card beside it is seen as anywhere.
 
 Time is never read here: each frame's timestamp is passed in (ARCHITECTURE.md: time comes in).
 """
@@ -80,8 +83,10 @@ class CardTracker:
         """Feed one frame's cards (taken at ``t``); returns the observations it completes.
         ``occluded``: zones covered by something else in this frame (a :class:`TableView`
         brings its own): their cards are left as they were."""
+        covered: frozenset[str] = frozenset()
         if isinstance(seen, TableView):
             occluded = occluded | seen.occluded
+            covered = seen.covered
             seen = seen.cards
         out: list[CardObservation] = []
         sightings = [s for s in seen if s.zone is not None and s.zone not in occluded]
@@ -121,6 +126,8 @@ class CardTracker:
             s, tr = sightings[i], self._tracks[j]
             tr.x, tr.y = centres[i]
             tr.misses = 0
+            if s.covered and tr.confirmed is not None and s.label != tr.confirmed:
+                continue  # a chip on it: its part in view does not turn it over
             if s.label == tr.pending:
                 tr.count += 1
             else:
@@ -131,8 +138,9 @@ class CardTracker:
                 out.append(self._observation(event, tr, tr.pending, t))
         keep: list[_Track] = []
         for j, tr in enumerate(self._tracks):
-            if j not in used_t and tr.zone in occluded:
-                keep.append(tr)  # under a hand: as it was
+            if j not in used_t and (tr.zone in occluded or (
+                    tr.zone in covered and tr.confirmed is not None)):
+                keep.append(tr)  # under a hand, a chip: as it was
                 continue
             if j not in used_t:
                 tr.misses += 1
@@ -147,6 +155,10 @@ class CardTracker:
             if i in used_s:
                 continue
             assert s.zone is not None
+            if s.zone in covered and any(
+                    tr.zone == s.zone and tr.confirmed is not None and _inside(s, tr.x, tr.y)
+                    for tr in self._tracks):
+                continue  # pieces of a held card and what lies on it: no new card
             cx, cy = centres[i]
             tr = _Track(key=f"cam{self._next}", zone=s.zone, x=cx, y=cy, pending=s.label, count=1)
             self._next += 1
@@ -155,3 +167,13 @@ class CardTracker:
                 out.append(self._observation(CardEvent.PLACED, tr, s.label, t))
             self._tracks.append(tr)
         return out
+
+
+def _inside(seen: SeenCard, x: float, y: float) -> bool:
+    """Whether the point lies within the sighting's outline (a convex quadrilateral)."""
+    c = [(float(px), float(py)) for px, py in seen.corners]
+    signs: list[float] = []
+    for k in range(4):
+        (ax, ay), (bx, by) = c[k], c[(k + 1) % 4]
+        signs.append((bx - ax) * (y - ay) - (by - ay) * (x - ax))
+    return min(signs) >= 0 or max(signs) <= 0
