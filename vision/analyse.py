@@ -240,9 +240,12 @@ class FrameAnalyser:
         # The cards not remembered are read together (one batch of matrix products).
         fresh = [i for i, r in enumerate(readings) if r is None]
         hidden = _covers(quads, peeled, props)
-        under = [bool(p) for p in _props_on(quads, props)] if props else [False] * len(quads)
+        on = _props_on(quads, props) if props else [[] for _ in quads]
+        under = [bool(things) for things in on]
+        chips = [hidden_mask(quads[i], on[i]) if on[i] else None for i in fresh]
         for i, rec in zip(fresh, self.recogniser.classify_many(
-                frame, [quads[i] for i in fresh], [hidden[i] for i in fresh]), strict=True):
+                frame, [quads[i] for i in fresh], [hidden[i] for i in fresh], chips),
+                strict=True):
             readings[i] = (rec.label, rec.score, rec.margin)
         self.read_count += len(fresh)
         out = []

@@ -485,7 +485,7 @@ class Recogniser:
         lattice back blurs or aliases into a plain tint at a small size, where the thumbnail
         correlates with nothing, but its colour against the faces' paper still says back.
         Both pictures are balanced by the card's own colours, so the room's white balance
-        and brightness do not count. ``hidden``: as for :meth:`classify_many`."""
+        and brightness do not count. ``hidden``: as ``covered`` of :meth:`classify_many`."""
         grey = cv2.cvtColor(halves, cv2.COLOR_BGR2GRAY)
         thumbs = _shrunk_units(grey, count, _THUMB)
         back_scores = _products(thumbs, self._back_thumbs).max(axis=1)
@@ -691,19 +691,23 @@ class Recogniser:
         return self.classify_many(frame, [quad])[0]
 
     def classify_many(self, frame: Image, quads: list[Vector],
-                      hidden: Sequence[Image | None] | None = None) -> list[Recognition]:
+                      hidden: Sequence[Image | None] | None = None,
+                      covered: Sequence[Image | None] | None = None) -> list[Recognition]:
         """Classify the cards whose corners (ordered, frame pixels) are ``quads``.
 
         ``hidden``: for each card, None or the part of it something lies over
         (:func:`hidden_mask`); that part is not evidence: the whole-card likeness and the ink
         are taken from the rest, and a hidden index corner is not read (the other one is).
+        ``covered``: for each card, None or the part of it a thing that is no card (a chip,
+        a protector) lies over: hidden from the face-or-back decision too (a card's part under
+        another card is not: an inferred outline over it may be a few pixels off).
         Face or back is decided first on a half-size straightening (a quarter of the pixels);
         only faces are straightened at full size to read their index."""
         if not quads:
             return []
         half = (CANON[0] // 2, CANON[1] // 2)
         backs, evidence, back_scores = self._backs(warp_cards(frame, quads, half), len(quads),
-                                                   hidden)
+                                                   covered)
         out: list[Recognition | None] = [None] * len(quads)
         faces: list[int] = []
         for i in range(len(quads)):

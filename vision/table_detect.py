@@ -48,7 +48,7 @@ _PROP_RADIUS = 0.5
 """Card heights: the largest round thing (chip, protector) a small unexplained piece is taken
 for; a piece whose outline fits a larger circle is not drawn over the cards."""
 _SEEN_SIDES = 0.2
-_SEEN_BORNE = 0.75
+_SEEN_BORNE = 0.5
 _SEEN_INSIDE = 0.88
 """A card peeled under others must show at least this share of its sides' points in view,
 have this share of those borne out, and this share of its part in view within the blob
