@@ -47,6 +47,8 @@ of its sides borne out (elsewhere half will do): a rectangle on a hand's outline
 _PROP_RADIUS = 0.5
 """Card heights: the largest round thing (chip, protector) a small unexplained piece is taken
 for; a piece whose outline fits a larger circle is not drawn over the cards."""
+_PROP_ROUND = 0.1
+"""A prop's outline in view lies within this share of its radius of the circle (RMS)."""
 _SEEN_SIDES = 0.2
 _SEEN_BORNE = 0.5
 _SEEN_INSIDE = 0.88
@@ -303,9 +305,9 @@ def _prop_outline(piece: Image, outlines: list[Contour], rects: list[tuple[Vecto
     """Where a small thing no card explains (``piece``, local half-resolution mask, with its
     ``outlines``) lies, over the cards of its blob too: the circle of the table plane fitted
     to its outline away from the cards (a chip or a protector is round, and seen whole where
-    it lies off them; anything else is taken as far as its outline's curve goes), at most
-    half a card height across (local half-resolution pixels). None when too little of its
-    outline is in view to fit."""
+    it lies off them), at most half a card height in radius (local half-resolution pixels).
+    None when too little of its outline is in view to fit, or it is not round (a piece of a
+    card no other explains, in a pile)."""
     cards = np.zeros_like(piece)
     for rect, _ in rects:
         cv2.fillPoly(cards, [np.round(_to(blob.from_plane, rect)).astype(np.int32)], 1)
@@ -321,6 +323,10 @@ def _prop_outline(piece: Image, outlines: list[Contour], rects: list[tuple[Vecto
     cx, cy = -d / 2, -e / 2
     r2 = cx * cx + cy * cy - f
     if not math.isfinite(r2) or r2 <= 0 or r2 > _PROP_RADIUS ** 2:
+        return None
+    # Round, not the corner of a card (a pile's card no other explains).
+    off = np.hypot(p[:, 0] - cx, p[:, 1] - cy) - math.sqrt(r2)
+    if float(np.sqrt(np.mean(off * off))) > _PROP_ROUND * math.sqrt(r2):
         return None
     t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
     circle = np.stack([cx + math.sqrt(r2) * np.cos(t), cy + math.sqrt(r2) * np.sin(t)], axis=1)
