@@ -284,16 +284,17 @@ def _in_view(blob: _Blob, rects: list[tuple[Vector, float]], aspect: float
             px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
             under = cv2.dilate(above, k3)
             seen = ~_look_up(under, px)[0]
-            on = (_look_up(blob.band, px) | _along_edge(blob, px))[0]
-            if int(seen.sum()) < _SEEN_SIDES * seen.size or float(
-                    on[seen].mean()) < _SEEN_BORNE:
-                continue
-            # Its part in view lies on the table's things, not on the cloth.
-            ipx = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
-            open_ = ~_look_up(under, ipx)[0]
-            if int(open_.sum()) >= 4 and float(
-                    _look_up(blob.mask, ipx)[0][open_].mean()) < _SEEN_INSIDE:
-                continue
+            if not seen.all():  # else it lies under none of them: peeled as any card
+                on = (_look_up(blob.band, px) | _along_edge(blob, px))[0]
+                if int(seen.sum()) < _SEEN_SIDES * seen.size or float(
+                        on[seen].mean()) < _SEEN_BORNE:
+                    continue
+                # Its part in view lies on the table's things, not on the cloth.
+                ipx = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
+                open_ = ~_look_up(under, ipx)[0]
+                if int(open_.sum()) >= 4 and float(
+                        _look_up(blob.mask, ipx)[0][open_].mean()) < _SEEN_INSIDE:
+                    continue
         kept.append((rect, borne))
         cv2.fillPoly(above, [np.round(quad).astype(np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(above, np.ones((5, 5), np.uint8)))
