@@ -27,13 +27,15 @@ from vision.templates import JOKER, warp_cards
 class SeenCard(Labelled):
     """A card in one frame. ``label``: ``"As"`` style, ``"back"`` or ``"joker"`` (face up);
     ``corners``: (4, 2) frame pixels, clockwise from a corner of a short side; ``zone``: None
-    when off every zone."""
+    when off every zone; ``covered``: something that is no card (a chip, a protector) lies on
+    it, so its reading may be of less than the whole card."""
 
     label: str
     corners: Vector
     zone: str | None
     score: float
     margin: float
+    covered: bool = False
     _centre: tuple[float, float] | None = field(default=None, init=False, repr=False,
                                                 compare=False)
 
@@ -76,21 +78,39 @@ _PEELED_TEXTURE = 0.09
 this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
 
 
-def _covers(quads: list[Vector], peeled: list[bool]) -> list[Image | None]:
+def _covers(quads: list[Vector], peeled: list[bool], props: list[Vector] | None = None
+            ) -> list[Image | None]:
     """For each card peeled out of a blob of several, the part of it that the cards found
-    before it in that blob hide (None for a card that lies alone). A blob is peeled top card
-    first: the card lying on top shows its whole outline and is taken first, the cards under
-    it come after (:func:`vision.table_detect.detect_on_table`)."""
+    before it in that blob hide, and the chips and protectors lying on it (``props``:
+    :attr:`vision.table_detect.TableDetection.props`); None for a card that lies alone. A
+    blob is peeled top card first: the card lying on top shows its whole outline and is
+    taken first, the cards under it come after (:func:`vision.table_detect.detect_on_table`)."""
     out: list[Image | None] = [None] * len(quads)
     outlines = [np.asarray(q, np.float32).reshape(-1, 1, 2) for q in quads]
+    on = _props_on(quads, props or [])
     for i, quad in enumerate(quads):
         if not peeled[i]:
             continue
         area = abs(float(cv2.contourArea(outlines[i])))
         above = [quads[j] for j in range(i) if peeled[j] and cv2.intersectConvexConvex(
             outlines[j], outlines[i])[0] > 0.02 * area]
+        above += on[i]
         if above:
             out[i] = hidden_mask(quad, above)
+    return out
+
+
+def _props_on(quads: list[Vector], props: list[Vector]) -> list[list[Vector]]:
+    """For each card, the props (chips, protectors: their outlines) lying on at least 2% of
+    it."""
+    things = [np.asarray(cv2.convexHull(np.asarray(p, np.float32)), np.float32)
+              for p in props]
+    out: list[list[Vector]] = []
+    for quad in quads:
+        outline = np.asarray(quad, np.float32).reshape(-1, 1, 2)
+        area = abs(float(cv2.contourArea(outline)))
+        out.append([t.reshape(-1, 2) for t in things
+                    if cv2.intersectConvexConvex(t, outline)[0] > 0.02 * area])
     return out
 
 
@@ -111,10 +131,13 @@ def _textured(frame: Image, quads: list[Vector], peeled: list[bool]
 @dataclass(frozen=True, slots=True)
 class TableView:
     """One frame's cards and the zones something else covers (a hand, an arm, chips): the
-    tracker leaves those zones' cards as they were until they are clear."""
+    tracker leaves those zones' cards as they were until they are clear. ``covered``: the
+    zones where a smaller thing that is no card (a chip, a protector) lies on a card: the
+    tracker holds the cards it has there (not turned, not removed, nothing new on them)."""
 
     cards: list[SeenCard]
     occluded: frozenset[str]
+    covered: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -161,6 +184,10 @@ class FrameAnalyser:
                 return m
         return None
 
+    def _zone_of(self, quad: Vector) -> str | None:
+        cx, cy = (float(v) for v in np.asarray(quad).mean(axis=0))
+        return self.layout.zone_at(cx, cy) if self.layout is not None else None
+
     def analyse(self, frame: Image) -> list[SeenCard]:
         """Every card of ``frame`` (:meth:`view` without the occlusion)."""
         return self.view(frame).cards
@@ -196,9 +223,11 @@ class FrameAnalyser:
                                     max_candidates=self.detector.max_candidates)
             quads, peeled = _textured(frame, found.quads, found.peeled)
             occluded = self._occluded(found.occluders)
+            props = found.props
         else:
             quads = detect_cards(frame, self.detector)
             peeled = [False] * len(quads)
+            props = []
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
         looks: list[Vector | None] = [None] * len(quads)
         if self.remember:
@@ -210,9 +239,13 @@ class FrameAnalyser:
                     readings[i] = (known.label, known.score, known.margin)
         # The cards not remembered are read together (one batch of matrix products).
         fresh = [i for i, r in enumerate(readings) if r is None]
-        hidden = _covers(quads, peeled)
+        hidden = _covers(quads, peeled, props)
+        on = _props_on(quads, props) if props else [[] for _ in quads]
+        under = [bool(things) for things in on]
+        chips = [hidden_mask(quads[i], on[i]) if on[i] else None for i in fresh]
         for i, rec in zip(fresh, self.recogniser.classify_many(
-                frame, [quads[i] for i in fresh], [hidden[i] for i in fresh]), strict=True):
+                frame, [quads[i] for i in fresh], [hidden[i] for i in fresh], chips),
+                strict=True):
             readings[i] = (rec.label, rec.score, rec.margin)
         self.read_count += len(fresh)
         out = []
@@ -229,9 +262,12 @@ class FrameAnalyser:
                 continue
             if seen_look is not None:
                 memory.append(_Memory(quad, seen_look, label, score, margin))
-            cx, cy = (float(v) for v in np.asarray(quad).mean(axis=0))
-            zone = self.layout.zone_at(cx, cy) if self.layout is not None else None
+            zone = self._zone_of(quad)
             out.append(SeenCard(label=label, corners=quad, zone=zone, score=score,
-                                margin=margin))
+                                margin=margin, covered=under[k]))
         self._memory = memory
-        return TableView(cards=out, occluded=occluded)
+        # A card under a chip that reads like no card (it is left out) is still held there.
+        covered = frozenset(z for z in (self._zone_of(q) for q, u in zip(quads, under,
+                                                                          strict=True) if u)
+                            if z is not None)
+        return TableView(cards=out, occluded=occluded, covered=covered)

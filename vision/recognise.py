@@ -219,6 +219,40 @@ def _colour_cells(halves: Image, count: int) -> Vector:
     return np.asarray(np.hstack([cells.reshape(count, -1), weight * tint]), np.float32)
 
 
+def _masked_cells(half: Image, hidden: Image) -> tuple[Vector, Vector, int] | None:
+    """:func:`_colour_cells` of one half-size card over the part in view (``hidden``: CANON
+    mask, 1 hidden): its colour picture (the median taken over the pixels in view), the
+    columns of the cells in view (and the tint's), and how many cells those are; None when
+    fewer than a third of the cells are in view."""
+    m = 3
+    h, w = half.shape[:2]
+    vis = cv2.resize(1.0 - hidden.astype(np.float32), (w, h), interpolation=cv2.INTER_AREA)
+    inner = half[m:-m, m:-m]
+    seen = vis[m:-m, m:-m] > 0.5
+    cells_seen = cv2.resize(vis[m:-m, m:-m], _CELLS, interpolation=cv2.INTER_AREA).ravel() > 0.9
+    n = int(cells_seen.sum())
+    if n < _CELLS[0] * _CELLS[1] // 3 or not seen.any():
+        return None
+    median = np.median(inner[seen].astype(np.float32), axis=0) + 4.0
+    small = cv2.resize(inner, _CELLS, interpolation=cv2.INTER_AREA).astype(np.float32)
+    cells = np.log((small.reshape(-1, 3) + 4.0) / median[None, :])
+    tint = np.log(median)
+    tint -= tint.mean()
+    weight = math.sqrt(_CELLS[0] * _CELLS[1])
+    own = np.concatenate([cells.ravel(), weight * tint]).astype(np.float32)
+    columns = np.concatenate([np.repeat(np.flatnonzero(cells_seen) * 3, 3)
+                              + np.tile(np.arange(3), n),
+                              np.arange(3) + 3 * _CELLS[0] * _CELLS[1]])
+    return own, columns, n
+
+
+def _masked_distances(own: Vector, templates: Vector, columns: Vector, n: int) -> Vector:
+    """:func:`_distances` of one card's colour picture over the cells in view (``columns``,
+    ``n`` cells), per cell as over the whole card, with each template's."""
+    d = templates[:, columns] - own[columns][None, :]
+    return np.asarray(np.einsum("ij,ij->i", d, d) / n, np.float32)
+
+
 def _distances(cells: Vector, templates: Vector) -> Vector:
     """Mean squared difference per cell of each card's colour picture with each template's:
     (cards, templates)."""
@@ -439,7 +473,8 @@ class Recogniser:
                 out[i] = rec
         return [r for r in out if r is not None]
 
-    def _backs(self, halves: Image, count: int) -> tuple[Vector, Vector, Vector]:
+    def _backs(self, halves: Image, count: int, hidden: Sequence[Image | None] | None = None
+               ) -> tuple[Vector, Vector, Vector]:
         """Face or back of ``count`` half-size cards stacked in ``halves``: whether each is a
         back, the evidence for it (above 0: back), and its likeness to the back (thumbnail
         correlation, the reading's score for a back).
@@ -450,7 +485,7 @@ class Recogniser:
         lattice back blurs or aliases into a plain tint at a small size, where the thumbnail
         correlates with nothing, but its colour against the faces' paper still says back.
         Both pictures are balanced by the card's own colours, so the room's white balance
-        and brightness do not count."""
+        and brightness do not count. ``hidden``: as ``covered`` of :meth:`classify_many`."""
         grey = cv2.cvtColor(halves, cv2.COLOR_BGR2GRAY)
         thumbs = _shrunk_units(grey, count, _THUMB)
         back_scores = _products(thumbs, self._back_thumbs).max(axis=1)
@@ -460,6 +495,27 @@ class Recogniser:
         cells = _colour_cells(halves, count)
         near_back = _distances(cells, self._back_cells).min(axis=1)
         near_face = _distances(cells, self._face_cells).min(axis=1)
+        for i, given in enumerate(hidden or []):
+            if given is None or not given.any():
+                continue
+            # What lies over the card (a chip, a protector, another card) is no evidence of
+            # its face or back: both pictures are compared over the part in view.
+            seen = cv2.resize(1.0 - given.astype(np.float32), _THUMB,
+                              interpolation=cv2.INTER_AREA).ravel() > 0.5
+            card = halves[i * (halves.shape[0] // count):(i + 1) * (halves.shape[0] // count)]
+            if int(seen.sum()) >= 20:
+                small = cv2.resize(grey[i * card.shape[0]:(i + 1) * card.shape[0]], _THUMB,
+                                   interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+                back_scores[i] = _masked_scores(small, self._back_thumbs, seen).max()
+                rivals[i] = _masked_scores(small, self._face_thumbs, seen).max()
+                if self.has_jokers:
+                    rivals[i] = max(rivals[i], _masked_scores(small, self._joker_thumbs,
+                                                              seen).max())
+            masked = _masked_cells(card, given)
+            if masked is not None:
+                own, columns, n = masked
+                near_back[i] = _masked_distances(own, self._back_cells, columns, n).min()
+                near_face[i] = _masked_distances(own, self._face_cells, columns, n).min()
         evidence = (back_scores - rivals) + _COLOUR_WEIGHT * np.log(
             (near_face + _COLOUR_FLOOR) / (near_back + _COLOUR_FLOOR))
         return evidence >= 0, np.asarray(evidence, np.float32), back_scores
@@ -635,18 +691,23 @@ class Recogniser:
         return self.classify_many(frame, [quad])[0]
 
     def classify_many(self, frame: Image, quads: list[Vector],
-                      hidden: Sequence[Image | None] | None = None) -> list[Recognition]:
+                      hidden: Sequence[Image | None] | None = None,
+                      covered: Sequence[Image | None] | None = None) -> list[Recognition]:
         """Classify the cards whose corners (ordered, frame pixels) are ``quads``.
 
         ``hidden``: for each card, None or the part of it something lies over
         (:func:`hidden_mask`); that part is not evidence: the whole-card likeness and the ink
         are taken from the rest, and a hidden index corner is not read (the other one is).
+        ``covered``: for each card, None or the part of it a thing that is no card (a chip,
+        a protector) lies over: hidden from the face-or-back decision too (a card's part under
+        another card is not: an inferred outline over it may be a few pixels off).
         Face or back is decided first on a half-size straightening (a quarter of the pixels);
         only faces are straightened at full size to read their index."""
         if not quads:
             return []
         half = (CANON[0] // 2, CANON[1] // 2)
-        backs, evidence, back_scores = self._backs(warp_cards(frame, quads, half), len(quads))
+        backs, evidence, back_scores = self._backs(warp_cards(frame, quads, half), len(quads),
+                                                   covered)
         out: list[Recognition | None] = [None] * len(quads)
         faces: list[int] = []
         for i in range(len(quads)):

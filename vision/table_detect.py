@@ -18,7 +18,7 @@ they were until they are clear.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -44,6 +44,17 @@ _OCCLUDER = 0.45  # card areas: larger leftovers are a hand, an arm, a stack of 
 _BORNE_BY_OCCLUDER = 0.75
 """A card peeled from a blob that also holds an occluder (a hand, an arm) must have this share
 of its sides borne out (elsewhere half will do): a rectangle on a hand's outline has two."""
+_PROP_RADIUS = 0.5
+"""Card heights: the largest round thing (chip, protector) a small unexplained piece is taken
+for; a piece whose outline fits a larger circle is not drawn over the cards."""
+_PROP_ROUND = 0.1
+"""A prop's outline in view lies within this share of its radius of the circle (RMS)."""
+_SEEN_SIDES = 0.2
+_SEEN_BORNE = 0.5
+_SEEN_INSIDE = 0.88
+"""A card peeled under others must show at least this share of its sides' points in view,
+have this share of those borne out, and this share of its part in view within the blob
+(:func:`_in_view`)."""
 _MIN_NEW = 0.12
 """A card peeled off a blob must show at least this much of itself not already explained by
 the cards found before it (a squared card showing less is not told from its neighbour's
@@ -55,11 +66,14 @@ class TableDetection:
     """``quads``: every card's corners (full-frame pixels, :func:`order_corners` order);
     ``peeled``: for each, whether it came out of a blob of several things (its outline is
     inferred, part of it may be hidden); ``occluders``: half-resolution mask of what lies over
-    the table and is no card."""
+    the table and is no card; ``props``: outlines (full-frame pixels) of the smaller things
+    no card explains that lie on cards (a chip, a card protector), as far as their outline in
+    view says they reach over the cards (:func:`_prop_outline`)."""
 
     quads: list[Quad]
     peeled: list[bool]
     occluders: Image
+    props: list[Vector] = field(default_factory=list)
 
 
 def plane_of(table: EmptyTable, card_height: float) -> Vector:
@@ -250,6 +264,76 @@ def _peel(blob: _Blob, aspect: float, limit: int
     return chosen, left
 
 
+def _in_view(blob: _Blob, rects: list[tuple[Vector, float]], aspect: float
+             ) -> tuple[list[tuple[Vector, float]], Image]:
+    """The peeled cards whose sides in view are borne out, and what is left of the blob.
+
+    A card peeled after others lies under them: where its sides run under them (or along
+    their edges) they are not seen, and the outline there is theirs, not its own. Of the
+    points of its sides in view, half must be on the blob's outline or along an edge of the
+    picture. A rectangle made of a card's corner and a chip or a protector lying half off it
+    (two of its sides along the card's, under it, the others across the cloth or the chip's
+    rim) is no card: what it covered stays unexplained (something no card explains)."""
+    kept: list[tuple[Vector, float]] = []
+    above = np.zeros_like(blob.mask)
+    k3 = np.ones((3, 3), np.uint8)
+    for rect, borne in rects:
+        quad = _to(blob.from_plane, rect)
+        if kept:
+            inner, sides = _samples(rect[None], aspect)
+            px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
+            under = cv2.dilate(above, k3)
+            seen = ~_look_up(under, px)[0]
+            if not seen.all():  # else it lies under none of them: peeled as any card
+                on = (_look_up(blob.band, px) | _along_edge(blob, px))[0]
+                if int(seen.sum()) < _SEEN_SIDES * seen.size or float(
+                        on[seen].mean()) < _SEEN_BORNE:
+                    continue
+                # Its part in view lies on the table's things, not on the cloth.
+                ipx = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
+                open_ = ~_look_up(under, ipx)[0]
+                if int(open_.sum()) >= 4 and float(
+                        _look_up(blob.mask, ipx)[0][open_].mean()) < _SEEN_INSIDE:
+                    continue
+        kept.append((rect, borne))
+        cv2.fillPoly(above, [np.round(quad).astype(np.int32)], 1)
+    left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(above, np.ones((5, 5), np.uint8)))
+    return kept, left
+
+
+def _prop_outline(piece: Image, outlines: list[Contour], rects: list[tuple[Vector, float]],
+                  blob: _Blob) -> Vector | None:
+    """Where a small thing no card explains (``piece``, local half-resolution mask, with its
+    ``outlines``) lies, over the cards of its blob too: the circle of the table plane fitted
+    to its outline away from the cards (a chip or a protector is round, and seen whole where
+    it lies off them), at most half a card height in radius (local half-resolution pixels).
+    None when too little of its outline is in view to fit, or it is not round (a piece of a
+    card no other explains, in a pile)."""
+    cards = np.zeros_like(piece)
+    for rect, _ in rects:
+        cv2.fillPoly(cards, [np.round(_to(blob.from_plane, rect)).astype(np.int32)], 1)
+    near = cv2.dilate(cards, np.ones((7, 7), np.uint8)) > 0
+    pts = np.vstack([c.reshape(-1, 2) for c in outlines])
+    free = pts[~near[pts[:, 1], pts[:, 0]]]
+    if len(free) < 8:
+        return None
+    p = _to(blob.to_plane, free.astype(np.float64))
+    # The circle x^2 + y^2 + d x + e y + f = 0 nearest the points (least squares).
+    design = np.column_stack([p, np.ones(len(p))])
+    (d, e, f), *_ = np.linalg.lstsq(design, -(p ** 2).sum(axis=1), rcond=None)
+    cx, cy = -d / 2, -e / 2
+    r2 = cx * cx + cy * cy - f
+    if not math.isfinite(r2) or r2 <= 0 or r2 > _PROP_RADIUS ** 2:
+        return None
+    # Round, not the corner of a card (a pile's card no other explains).
+    off = np.hypot(p[:, 0] - cx, p[:, 1] - cy) - math.sqrt(r2)
+    if float(np.sqrt(np.mean(off * off))) > _PROP_ROUND * math.sqrt(r2):
+        return None
+    t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+    circle = np.stack([cx + math.sqrt(r2) * np.cos(t), cy + math.sqrt(r2) * np.sin(t)], axis=1)
+    return _to(blob.from_plane, circle)
+
+
 def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_height: float,
                     max_candidates: int = 160) -> TableDetection:
     """Every card on the calibrated ``table`` in ``frame`` and the occluders over it."""
@@ -276,6 +360,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     quads: list[Quad] = []
     peeled: list[bool] = []
     occluders = np.zeros_like(mask)
+    props: list[Vector] = []
     for contour in found:
         pts = contour.reshape(-1, 2).astype(np.float64)
         p = _to(to_plane_small, pts)
@@ -325,6 +410,8 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                      np.linalg.inv(shift) @ from_plane_small)
         limit = max(int(area / aspect * 1.6) + 2, 3)
         rects, left = _peel(blob, aspect, min(limit, 14))
+        if len(rects) > 1:
+            rects, left = _in_view(blob, rects, aspect)
         if not rects and 0.75 * aspect <= area <= 1.6 * aspect and hull > 0.8 * short * long:
             # About one card that peels into none (a squared burn pile, two cards merged at
             # half resolution): one card, its outline fitted, rather than nothing.
@@ -343,6 +430,10 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                 for c in cs)
             if piece_area >= _OCCLUDER * aspect:
                 over |= piece
+            elif rects:
+                shape = _prop_outline(piece, cs, rects, blob)
+                if shape is not None:
+                    props.append((shape + np.array([x0, y0])) * scale + (scale - 1) / 2)
         outline = contour - np.array([x0, y0], np.int32)
         for rect, borne in rects:
             rough = _to(blob.from_plane, rect).astype(np.float32)
@@ -365,7 +456,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         for start in range(0, len(quads), 500):  # remap's row limit
             part = quads[start:start + 500]
             quads[start:start + 500] = [order_corners(q) for q in snap(grey_full, part)]
-    return TableDetection(quads=quads, peeled=peeled, occluders=occluders)
+    return TableDetection(quads=quads, peeled=peeled, occluders=occluders, props=props)
 
 
 def _row(outline: Vector, area: float, hull: float, aspect: float, slack: float

@@ -18,7 +18,10 @@ of the same look in the same zone that no track explains).
 Occlusion is known, not guessed: a frame may say which zones something covers (a hand, an
 arm, chips: :class:`vision.analyse.TableView`). In such a zone nothing is placed, flipped or
 removed, and its cards' miss counts stand still, until the zone is clear again; what lay there
-before is what lies there after, unless the clear frames show otherwise.
+before is what lies there after, unless the clear frames show otherwise. A zone where a chip
+or a protector lies on a card (``TableView.covered``) holds the cards it had: a card under
+it is not turned over by a reading of its part in view, not removed when it is not found,
+and no new card is placed over it; a card beside it is seen as anywhere.
 
 A card can also lie under another card (a player squares his two cards, one on the other): a
 confirmed card no longer seen whose place a card seen in its zone now covers (that card's
@@ -136,8 +139,10 @@ class CardTracker:
         """Feed one frame's cards (taken at ``t``); returns the observations it completes.
         ``occluded``: zones covered by something else in this frame (a :class:`TableView`
         brings its own): their cards are left as they were."""
+        covered: frozenset[str] = frozenset()
         if isinstance(seen, TableView):
             occluded = occluded | seen.occluded
+            covered = seen.covered
             seen = seen.cards
         out: list[CardObservation] = []
         sightings = [s for s in seen if s.zone is not None and s.zone not in occluded]
@@ -184,6 +189,8 @@ class CardTracker:
             tr.misses = 0
             if tr.under is not None:  # seen: nothing lies over it now
                 tr.lay_under, tr.under = tr.under, None
+            if s.covered and tr.confirmed is not None and s.label != tr.confirmed:
+                continue  # a chip on it: its part in view does not turn it over
             if s.label == tr.pending:
                 tr.count += 1
             else:
@@ -198,6 +205,10 @@ class CardTracker:
             if i in used_s:
                 continue
             assert s.zone is not None
+            if s.zone in covered and any(
+                    tr.zone == s.zone and tr.confirmed is not None and _inside(s, tr.x, tr.y)
+                    for tr in self._tracks):
+                continue  # pieces of a held card and what lies on it: no new card
             cx, cy = centres[i]
             tr = _Track(key=f"cam{self._next}", zone=s.zone, x=cx, y=cy, corners=s.corners,
                         pending=s.label, count=1)
@@ -212,8 +223,9 @@ class CardTracker:
         held = self._held(sightings, owner, used_t, occluded)
         keep: list[_Track] = []
         for j, tr in enumerate(self._tracks):
-            if j not in used_t and tr.zone in occluded:
-                keep.append(tr)  # under a hand: as it was
+            if j not in used_t and (tr.zone in occluded or (
+                    tr.zone in covered and tr.confirmed is not None)):
+                keep.append(tr)  # under a hand, a chip: as it was
                 continue
             if j in held:
                 keep.append(tr)  # under a card: as it was
@@ -282,8 +294,8 @@ class CardTracker:
                     continue
                 tr.under = None
             for i, s in enumerate(sightings):
-                over = owner[i]
-                if (s.zone == tr.zone and over.lay_under != tr.key
+                over = owner.get(i)  # None: a piece of a card under a chip (no track)
+                if (over is not None and s.zone == tr.zone and over.lay_under != tr.key
                         and _covered(s.corners, tr.corners)):
                     tr.under = over.key
                     held.add(j)
@@ -299,3 +311,13 @@ class CardTracker:
                 break
             tr, depth = nxt, depth + 1
         return depth
+
+
+def _inside(seen: SeenCard, x: float, y: float) -> bool:
+    """Whether the point lies within the sighting's outline (a convex quadrilateral)."""
+    c = [(float(px), float(py)) for px, py in seen.corners]
+    signs: list[float] = []
+    for k in range(4):
+        (ax, ay), (bx, by) = c[k], c[(k + 1) % 4]
+        signs.append((bx - ax) * (y - ay) - (by - ay) * (x - ax))
+    return min(signs) >= 0 or max(signs) <= 0
