@@ -460,3 +460,36 @@ def test_hole_cards_are_checked() -> None:
     with pytest.raises(IllegalAction, match=r"duplicate card.*2c"):
         hand.deal_hole(3, parse_cards("2c 2d"))
     hand.deal_hole(3, parse_cards("2d 2h"))
+
+
+def test_checks_and_calls_in_turn_play_as_act() -> None:
+    """act_in_turn's check and call (BettingRound.check_or_call_in_turn, one step) give the
+    log, stacks and turn that act() gives: a call, an all-in call for less, checks to the end
+    of the round; a check facing a bet and a call of nothing are refused alike."""
+    stacks = {1: 300, 2: 40, 3: 300, 4: 300}
+    held, in_turn = start(stacks, button=4), start(stacks, button=4)
+    for hand in (held, in_turn):
+        to_flop(hand)
+        act(hand, 1, B, 60)
+    steps = [(2, C), (3, C), (4, C)]  # seat 2 calls all-in for less
+    for seat, kind in steps:
+        act(held, seat, kind)
+        in_turn.act_in_turn(seat, kind)
+        assert in_turn.log == held.log and snapshot(in_turn) == snapshot(held)
+    assert in_turn.log[-3].all_in and in_turn.log[-3].added == 38
+    for hand in (held, in_turn):
+        hand.deal_board(parse_cards("Kd"))
+    with pytest.raises(IllegalAction, match="nothing to call"):
+        in_turn.act_in_turn(1, C)
+    for seat in (1, 3, 4):
+        act(held, seat, X)
+        in_turn.act_in_turn(seat, X)
+        assert in_turn.log == held.log and snapshot(in_turn) == snapshot(held)
+    assert in_turn.betting_complete and in_turn.street is Street.TURN
+    for hand in (held, in_turn):
+        hand.deal_board(parse_cards("Qs"))
+        act(hand, 1, B, 20)
+    before = snapshot(in_turn)
+    with pytest.raises(IllegalAction, match="cannot check facing a bet"):
+        in_turn.act_in_turn(3, X)
+    assert snapshot(in_turn) == before

@@ -498,6 +498,44 @@ class BettingRound:
             self._advance(seat, self.current_bet, able)
         return _record(ActionTaken, (self.street, seat, _FOLD, p.bet, 0, False, False, False))
 
+    def check_or_call_in_turn(self, seat: int) -> Resolved:
+        """``apply(decide(seat, kind, in_turn=True))`` in one step for the check (nothing to
+        call) or the call (chips to match) of the player to act, the turn state fresh: the
+        same record returned and the same changes made. The caller has made sure that the
+        kind fits (a check facing a bet, a call of nothing go through :meth:`decide`, which
+        names the rule)."""
+        p = self.players[seat]
+        p.acted = True
+        bet = p.bet
+        current = self.current_bet
+        able = self._able
+        if current > bet:
+            # A call: he matches the bet, or puts in what he has, all-in [000, 002 #11].
+            stack = p.stack
+            added = current - bet if current - bet < stack else stack
+            p.stack = stack - added
+            p.bet = bet + added
+            p.contributed += added
+            all_in = added == stack
+            if all_in:
+                able = self._able = able - 1
+            record = _record(ActionTaken, (self.street, seat, _CALL, bet + added, added, all_in,
+                                           False, False))
+        else:
+            record = _record(ActionTaken, (self.street, seat, _CHECK, bet, 0, False, False,
+                                           False))
+        p.acted_serial = self.serial
+        # Facing at least a full raise over the bet he acted on reopens him (TDA 47).
+        p.reopen_at = current + self.min_raise
+        self.cursor = seat
+        pending = self._pending = self._pending - 1
+        if self.live <= 1 or not pending:  # the round (or the hand) is over
+            self.over = True
+            self.next_seat = None
+        else:
+            self._advance(seat, current, able)
+        return record
+
     def _advance(self, seat: int, current: int, able: int) -> None:
         """The next to act after ``seat`` once the round goes on: the first player clockwise
         holding cards and chips who has to act or match ``current``."""

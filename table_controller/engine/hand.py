@@ -58,7 +58,7 @@ _NEXT_STREET = {id(Street.PREFLOP): (Street.FLOP, 3), id(Street.FLOP): (Street.T
 _record = tuple.__new__
 _BET_OF = attrgetter("bet")
 _new_object = object.__new__
-_FOLD = ActionKind.FOLD
+_FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
 # Members used on the hot path, read as globals (an Enum class attribute costs ten times more)
 _RIVER, _SHOWDOWN, _COMPLETE = Street.RIVER, Street.SHOWDOWN, Street.COMPLETE
 
@@ -448,6 +448,9 @@ class Hand:
                                 rule=cite.TURN_ORDER)
         if kind is _FOLD:
             resolved = rnd.fold_in_turn(seat)
+        elif amount is None and (kind is _CALL if rnd.current_bet > rnd.players[seat].bet
+                                 else kind is _CHECK):
+            resolved = rnd.check_or_call_in_turn(seat)  # a check, or a call of no stated total
         else:
             resolved = rnd.decide(seat, kind, amount, True)
             rnd.apply(resolved)
