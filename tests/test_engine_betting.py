@@ -476,7 +476,8 @@ def test_checks_and_calls_in_turn_play_as_act() -> None:
         act(held, seat, kind)
         in_turn.act_in_turn(seat, kind)
         assert in_turn.log == held.log and snapshot(in_turn) == snapshot(held)
-    assert in_turn.log[-3].all_in and in_turn.log[-3].added == 38
+    short = in_turn.log[-3]
+    assert isinstance(short, ActionTaken) and short.all_in and short.added == 38
     for hand in (held, in_turn):
         hand.deal_board(parse_cards("Kd"))
     with pytest.raises(IllegalAction, match="nothing to call"):
@@ -493,3 +494,32 @@ def test_checks_and_calls_in_turn_play_as_act() -> None:
     with pytest.raises(IllegalAction, match="cannot check facing a bet"):
         in_turn.act_in_turn(3, X)
     assert snapshot(in_turn) == before
+
+
+def test_check_or_call_in_turn_is_act_in_turn_with_the_kind_that_fits() -> None:
+    """Hand.check_or_call_in_turn (PHH's cc) plays as act_in_turn(CALL if to_call else CHECK),
+    and refuses what act_in_turn refuses, with the same error, changing nothing."""
+    stacks = {1: 300, 2: 40, 3: 300, 4: 300}
+    ours, theirs = start(stacks, button=4), start(stacks, button=4)
+    with pytest.raises(IllegalAction) as expected:
+        theirs.act_in_turn(1, X)
+    before = snapshot(ours)
+    with pytest.raises(IllegalAction) as refused:
+        ours.check_or_call_in_turn(1)  # seat 3, left of the big blind, is to act
+    assert (refused.value.rule, str(refused.value)) == (expected.value.rule, str(expected.value))
+    assert snapshot(ours) == before
+    for hand in (ours, theirs):
+        act(hand, 3, R, 50)
+    while theirs.to_act is not None:  # seat 2 calls all-in for less, then the others call
+        seat = theirs.to_act
+        theirs.act_in_turn(seat, C if theirs.to_call(seat) else X)
+        ours.check_or_call_in_turn(seat)
+        assert ours.log == theirs.log and snapshot(ours) == snapshot(theirs)
+    with pytest.raises(IllegalAction, match="betting round is over"):
+        ours.check_or_call_in_turn(1)
+    for hand in (ours, theirs):
+        hand.deal_board(parse_cards("2c 7d 9h"))
+    for seat in (1, 3, 4):  # checks
+        theirs.act_in_turn(seat, X)
+        ours.check_or_call_in_turn(seat)
+        assert ours.log == theirs.log and snapshot(ours) == snapshot(theirs)

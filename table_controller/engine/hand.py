@@ -459,6 +459,24 @@ class Hand:
         if rnd.over or self._held:  # the betting round or the hand is over
             self._after_change()
 
+    def check_or_call_in_turn(self, seat: int) -> None:
+        """``act_in_turn(seat, CALL if to_call(seat) else CHECK)`` in one call: the check, or
+        the call, of the player to act (PHH's ``cc``). Refused, with the same error, where
+        ``act_in_turn`` refuses it (out of turn, no betting due)."""
+        if self._round_closed:  # also when the hand is over or at the showdown
+            self._require_betting()  # raises, naming why
+        rnd = self._round
+        if not rnd.fresh:
+            rnd.refresh()
+        if seat != rnd.next_seat:
+            raise IllegalAction(f"seat {seat} acts out of turn: seat {rnd.next_seat} is to act",
+                                rule=cite.TURN_ORDER)
+        resolved = rnd.check_or_call_in_turn(seat)
+        self._street_acted = True
+        self.log.append(resolved)
+        if rnd.over or self._held:  # the betting round or the hand is over
+            self._after_change()
+
     def time_expired(self, seat: int) -> None:
         """Time called on the player to act ran out: his hand is dead [002 #24] (a fold; his
         chips stay in the pot)."""
