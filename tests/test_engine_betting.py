@@ -459,7 +459,10 @@ def test_hole_cards_are_checked() -> None:
     hand.deal_hole(2, (Card(12, "h"), Card(2, "c")))
     with pytest.raises(IllegalAction, match=r"duplicate card.*2c"):
         hand.deal_hole(3, parse_cards("2c 2d"))
-    hand.deal_hole(3, parse_cards("2d 2h"))
+    with pytest.raises(IllegalAction, match=r"duplicate card.*Qh"):  # one of each kind
+        hand.deal_hole(3, (parse_cards("2d")[0], Card(12, "h")))
+    hand.deal_hole(3, (parse_cards("2d")[0], Card(2, "h")))
+    assert hand.hole_cards[3] == tuple(parse_cards("2d 2h"))
 
 
 def test_checks_and_calls_in_turn_play_as_act() -> None:
