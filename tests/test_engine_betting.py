@@ -526,3 +526,27 @@ def test_check_or_call_in_turn_is_act_in_turn_with_the_kind_that_fits() -> None:
         theirs.act_in_turn(seat, X)
         ours.check_or_call_in_turn(seat)
         assert ours.log == theirs.log and snapshot(ours) == snapshot(theirs)
+
+
+def test_bets_and_raises_in_turn_play_as_act() -> None:
+    """act_in_turn's usual no-limit bet or raise (BettingRound.raise_in_turn, one step): a
+    bet, a full raise, an all-in short of a full raise (which does not reopen the betting), a
+    re-raise, give the log and state act() gives; below the minimum is refused alike."""
+    stacks = {1: 300, 2: 75, 3: 300, 4: 300}
+    held, in_turn = start(stacks, button=4), start(stacks, button=4)
+    for hand in (held, in_turn):
+        to_flop(hand)
+    with pytest.raises(IllegalAction) as expected:
+        held.act(Action(seat=1, kind=B, amount=1))
+    before = snapshot(in_turn)
+    with pytest.raises(IllegalAction) as refused:
+        in_turn.act_in_turn(1, B, 1)
+    assert (refused.value.rule, str(refused.value)) == (expected.value.rule, str(expected.value))
+    assert snapshot(in_turn) == before
+    steps = [(1, B, 40), (2, R, 73), (3, R, 150), (4, C, None), (1, R, 298)]
+    for seat, kind, amount in steps:  # seat 2 all-in for 73: 33 over 40, short of a raise
+        act(held, seat, kind, amount)
+        in_turn.act_in_turn(seat, kind, amount)
+        assert in_turn.log == held.log and snapshot(in_turn) == snapshot(held)
+    short = in_turn.log[-4]
+    assert isinstance(short, ActionTaken) and short.all_in and not short.full_raise

@@ -59,6 +59,7 @@ _record = tuple.__new__
 _BET_OF = attrgetter("bet")
 _new_object = object.__new__
 _FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
+_BET, _RAISE = ActionKind.BET, ActionKind.RAISE
 # Members used on the hot path, read as globals (an Enum class attribute costs ten times more)
 _RIVER, _SHOWDOWN, _COMPLETE = Street.RIVER, Street.SHOWDOWN, Street.COMPLETE
 
@@ -452,8 +453,13 @@ class Hand:
                                  else kind is _CHECK):
             resolved = rnd.check_or_call_in_turn(seat)  # a check, or a call of no stated total
         else:
-            resolved = rnd.decide(seat, kind, amount, True)
-            rnd.apply(resolved)
+            quick = (rnd.raise_in_turn(seat, amount) if amount is not None
+                     and (kind is _RAISE or kind is _BET) else None)  # the usual no-limit one
+            if quick is None:
+                resolved = rnd.decide(seat, kind, amount, True)
+                rnd.apply(resolved)
+            else:
+                resolved = quick
         self._street_acted = True
         self.log.append(resolved)
         if rnd.over or self._held:  # the betting round or the hand is over
