@@ -459,4 +459,94 @@ def test_hole_cards_are_checked() -> None:
     hand.deal_hole(2, (Card(12, "h"), Card(2, "c")))
     with pytest.raises(IllegalAction, match=r"duplicate card.*2c"):
         hand.deal_hole(3, parse_cards("2c 2d"))
-    hand.deal_hole(3, parse_cards("2d 2h"))
+    with pytest.raises(IllegalAction, match=r"duplicate card.*Qh"):  # one of each kind
+        hand.deal_hole(3, (parse_cards("2d")[0], Card(12, "h")))
+    hand.deal_hole(3, (parse_cards("2d")[0], Card(2, "h")))
+    assert hand.hole_cards[3] == tuple(parse_cards("2d 2h"))
+
+
+def test_checks_and_calls_in_turn_play_as_act() -> None:
+    """act_in_turn's check and call (BettingRound.check_or_call_in_turn, one step) give the
+    log, stacks and turn that act() gives: a call, an all-in call for less, checks to the end
+    of the round; a check facing a bet and a call of nothing are refused alike."""
+    stacks = {1: 300, 2: 40, 3: 300, 4: 300}
+    held, in_turn = start(stacks, button=4), start(stacks, button=4)
+    for hand in (held, in_turn):
+        to_flop(hand)
+        act(hand, 1, B, 60)
+    steps = [(2, C), (3, C), (4, C)]  # seat 2 calls all-in for less
+    for seat, kind in steps:
+        act(held, seat, kind)
+        in_turn.act_in_turn(seat, kind)
+        assert in_turn.log == held.log and snapshot(in_turn) == snapshot(held)
+    short = in_turn.log[-3]
+    assert isinstance(short, ActionTaken) and short.all_in and short.added == 38
+    for hand in (held, in_turn):
+        hand.deal_board(parse_cards("Kd"))
+    with pytest.raises(IllegalAction, match="nothing to call"):
+        in_turn.act_in_turn(1, C)
+    for seat in (1, 3, 4):
+        act(held, seat, X)
+        in_turn.act_in_turn(seat, X)
+        assert in_turn.log == held.log and snapshot(in_turn) == snapshot(held)
+    assert in_turn.betting_complete and in_turn.street is Street.TURN
+    for hand in (held, in_turn):
+        hand.deal_board(parse_cards("Qs"))
+        act(hand, 1, B, 20)
+    before = snapshot(in_turn)
+    with pytest.raises(IllegalAction, match="cannot check facing a bet"):
+        in_turn.act_in_turn(3, X)
+    assert snapshot(in_turn) == before
+
+
+def test_check_or_call_in_turn_is_act_in_turn_with_the_kind_that_fits() -> None:
+    """Hand.check_or_call_in_turn (PHH's cc) plays as act_in_turn(CALL if to_call else CHECK),
+    and refuses what act_in_turn refuses, with the same error, changing nothing."""
+    stacks = {1: 300, 2: 40, 3: 300, 4: 300}
+    ours, theirs = start(stacks, button=4), start(stacks, button=4)
+    with pytest.raises(IllegalAction) as expected:
+        theirs.act_in_turn(1, X)
+    before = snapshot(ours)
+    with pytest.raises(IllegalAction) as refused:
+        ours.check_or_call_in_turn(1)  # seat 3, left of the big blind, is to act
+    assert (refused.value.rule, str(refused.value)) == (expected.value.rule, str(expected.value))
+    assert snapshot(ours) == before
+    for hand in (ours, theirs):
+        act(hand, 3, R, 50)
+    while theirs.to_act is not None:  # seat 2 calls all-in for less, then the others call
+        seat = theirs.to_act
+        theirs.act_in_turn(seat, C if theirs.to_call(seat) else X)
+        ours.check_or_call_in_turn(seat)
+        assert ours.log == theirs.log and snapshot(ours) == snapshot(theirs)
+    with pytest.raises(IllegalAction, match="betting round is over"):
+        ours.check_or_call_in_turn(1)
+    for hand in (ours, theirs):
+        hand.deal_board(parse_cards("2c 7d 9h"))
+    for seat in (1, 3, 4):  # checks
+        theirs.act_in_turn(seat, X)
+        ours.check_or_call_in_turn(seat)
+        assert ours.log == theirs.log and snapshot(ours) == snapshot(theirs)
+
+
+def test_bets_and_raises_in_turn_play_as_act() -> None:
+    """act_in_turn's usual no-limit bet or raise (BettingRound.raise_in_turn, one step): a
+    bet, a full raise, an all-in short of a full raise (which does not reopen the betting), a
+    re-raise, give the log and state act() gives; below the minimum is refused alike."""
+    stacks = {1: 300, 2: 75, 3: 300, 4: 300}
+    held, in_turn = start(stacks, button=4), start(stacks, button=4)
+    for hand in (held, in_turn):
+        to_flop(hand)
+    with pytest.raises(IllegalAction) as expected:
+        held.act(Action(seat=1, kind=B, amount=1))
+    before = snapshot(in_turn)
+    with pytest.raises(IllegalAction) as refused:
+        in_turn.act_in_turn(1, B, 1)
+    assert (refused.value.rule, str(refused.value)) == (expected.value.rule, str(expected.value))
+    assert snapshot(in_turn) == before
+    steps = [(1, B, 40), (2, R, 73), (3, R, 150), (4, C, None), (1, R, 298)]
+    for seat, kind, amount in steps:  # seat 2 all-in for 73: 33 over 40, short of a raise
+        act(held, seat, kind, amount)
+        in_turn.act_in_turn(seat, kind, amount)
+        assert in_turn.log == held.log and snapshot(in_turn) == snapshot(held)
+    short = in_turn.log[-4]
+    assert isinstance(short, ActionTaken) and short.all_in and not short.full_raise

@@ -498,6 +498,92 @@ class BettingRound:
             self._advance(seat, self.current_bet, able)
         return _record(ActionTaken, (self.street, seat, _FOLD, p.bet, 0, False, False, False))
 
+    def check_or_call_in_turn(self, seat: int) -> Resolved:
+        """``apply(decide(seat, kind, in_turn=True))`` in one step for the check (nothing to
+        call) or the call (chips to match) of the player to act, the turn state fresh: the
+        same record returned and the same changes made. The caller has made sure that the
+        kind fits (a check facing a bet, a call of nothing go through :meth:`decide`, which
+        names the rule)."""
+        p = self.players[seat]
+        p.acted = True
+        bet = p.bet
+        current = self.current_bet
+        able = self._able
+        if current > bet:
+            # A call: he matches the bet, or puts in what he has, all-in [000, 002 #11].
+            stack = p.stack
+            added = current - bet if current - bet < stack else stack
+            p.stack = stack - added
+            p.bet = bet + added
+            p.contributed += added
+            all_in = added == stack
+            if all_in:
+                able = self._able = able - 1
+            record = _record(ActionTaken, (self.street, seat, _CALL, bet + added, added, all_in,
+                                           False, False))
+        else:
+            record = _record(ActionTaken, (self.street, seat, _CHECK, bet, 0, False, False,
+                                           False))
+        p.acted_serial = self.serial
+        # Facing at least a full raise over the bet he acted on reopens him (TDA 47).
+        p.reopen_at = current + self.min_raise
+        self.cursor = seat
+        pending = self._pending = self._pending - 1
+        if self.live <= 1 or not pending:  # the round (or the hand) is over
+            self.over = True
+            self.next_seat = None
+        else:
+            self._advance(seat, current, able)
+        return record
+
+    def raise_in_turn(self, seat: int, amount: int) -> Resolved | None:
+        """``apply(decide(seat, RAISE, amount, in_turn=True))`` in one step for the usual
+        no-limit bet or raise that :meth:`decide` accepts at once (to more than the current
+        bet, at most his stack, an opponent holding cards and chips, the betting open to him
+        (TDA 47), a full raise or all-in (rules.md §3, TDA 43)), the turn state fresh: the
+        same record returned, the same changes made. None, nothing changed, for anything
+        else, which goes through :meth:`decide` (which names the rule)."""
+        p = self.players[seat]
+        bet = p.bet
+        stack = p.stack
+        total = bet + stack
+        current = self.current_bet
+        if not (self._no_limit and current < amount <= total and self._able > 1
+                and (not p.acted or p.acted_serial < self.serial or current >= p.reopen_at)):
+            return None
+        if current == 0:
+            kind = _BET
+            full = amount >= self.config.big_blind
+        else:
+            kind = _RAISE
+            full = amount - current >= self.min_raise
+        if not full and amount != total:
+            return None  # short of the minimum and not all-in
+        added = amount - bet
+        left = p.stack = stack - added
+        p.bet = amount
+        p.contributed += added
+        p.acted = True
+        self.aggressor = seat
+        if full:  # a full bet or raise reopens the betting (TDA 47)
+            self.serial += 1
+            self.min_raise = max(self.min_raise, amount - current)
+        self.current_bet = amount
+        p.acted_serial = self.serial
+        p.reopen_at = amount + self.min_raise
+        self.cursor = seat
+        # every other player holding cards and chips has to act again (see apply)
+        able = self._able if left else self._able - 1
+        self._able = able
+        pending = self._pending = able - 1 if left else able
+        if self.live <= 1 or not pending:
+            self.over = True
+            self.next_seat = None
+        else:
+            self._advance(seat, amount, able)
+        return _record(ActionTaken, (self.street, seat, kind, amount, added, amount == total, full,
+                                     False))
+
     def _advance(self, seat: int, current: int, able: int) -> None:
         """The next to act after ``seat`` once the round goes on: the first player clockwise
         holding cards and chips who has to act or match ``current``."""

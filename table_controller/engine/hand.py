@@ -58,7 +58,8 @@ _NEXT_STREET = {id(Street.PREFLOP): (Street.FLOP, 3), id(Street.FLOP): (Street.T
 _record = tuple.__new__
 _BET_OF = attrgetter("bet")
 _new_object = object.__new__
-_FOLD = ActionKind.FOLD
+_FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
+_BET, _RAISE = ActionKind.BET, ActionKind.RAISE
 # Members used on the hot path, read as globals (an Enum class attribute costs ten times more)
 _RIVER, _SHOWDOWN, _COMPLETE = Street.RIVER, Street.SHOWDOWN, Street.COMPLETE
 
@@ -448,9 +449,35 @@ class Hand:
                                 rule=cite.TURN_ORDER)
         if kind is _FOLD:
             resolved = rnd.fold_in_turn(seat)
+        elif amount is None and (kind is _CALL if rnd.current_bet > rnd.players[seat].bet
+                                 else kind is _CHECK):
+            resolved = rnd.check_or_call_in_turn(seat)  # a check, or a call of no stated total
         else:
-            resolved = rnd.decide(seat, kind, amount, True)
-            rnd.apply(resolved)
+            quick = (rnd.raise_in_turn(seat, amount) if amount is not None
+                     and (kind is _RAISE or kind is _BET) else None)  # the usual no-limit one
+            if quick is None:
+                resolved = rnd.decide(seat, kind, amount, True)
+                rnd.apply(resolved)
+            else:
+                resolved = quick
+        self._street_acted = True
+        self.log.append(resolved)
+        if rnd.over or self._held:  # the betting round or the hand is over
+            self._after_change()
+
+    def check_or_call_in_turn(self, seat: int) -> None:
+        """``act_in_turn(seat, CALL if to_call(seat) else CHECK)`` in one call: the check, or
+        the call, of the player to act (PHH's ``cc``). Refused, with the same error, where
+        ``act_in_turn`` refuses it (out of turn, no betting due)."""
+        if self._round_closed:  # also when the hand is over or at the showdown
+            self._require_betting()  # raises, naming why
+        rnd = self._round
+        if not rnd.fresh:
+            rnd.refresh()
+        if seat != rnd.next_seat:
+            raise IllegalAction(f"seat {seat} acts out of turn: seat {rnd.next_seat} is to act",
+                                rule=cite.TURN_ORDER)
+        resolved = rnd.check_or_call_in_turn(seat)
         self._street_acted = True
         self.log.append(resolved)
         if rnd.over or self._held:  # the betting round or the hand is over
@@ -635,8 +662,11 @@ class Hand:
         if seat in hole_cards:
             raise IllegalAction(f"seat {seat} already has hole cards", rule=cite.DEAL)
         first, second = cards  # _add_dealt, inlined: six deals in every hand
-        a = _BIT_OF_CARD.get(id(first)) or _card_bit(first)
-        b = _BIT_OF_CARD.get(id(second)) or _card_bit(second)
+        try:  # a subscript: cheaper than a call of get (a miss is a card not of DECK)
+            a = _BIT_OF_CARD[id(first)]
+            b = _BIT_OF_CARD[id(second)]
+        except KeyError:
+            a, b = _card_bit(first), _card_bit(second)
         dealt = self._dealt
         if a == b or dealt & (a | b):
             self._refuse_duplicates(cards)

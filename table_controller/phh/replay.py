@@ -336,7 +336,7 @@ def replay(history: HandHistory) -> Replayed:
     act = hand.act_in_turn
     deal_hole = hand.deal_hole
     deal_board = hand.deal_board
-    to_call = hand.to_call
+    check_or_call = hand.check_or_call_in_turn
     for number, action in enumerate(history.actions, start=1):
         try:
             try:
@@ -349,8 +349,7 @@ def replay(history: HandHistory) -> Replayed:
                     act(seats[action.player - 1], _FOLD)
                     continue
                 elif type(action) is CheckOrCall:
-                    seat = seats[action.player - 1]
-                    act(seat, _CALL if to_call(seat) else _CHECK)
+                    check_or_call(seats[action.player - 1])
                     continue
                 elif type(action) is BetOrRaiseTo:
                     act(seats[action.player - 1], _RAISE, action.amount)
