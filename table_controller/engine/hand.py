@@ -439,14 +439,7 @@ class Hand:
         refused for that before its own legality is checked. ``amount`` is the total bet
         ("to") of a bet or raise, as in :class:`Action`. For callers whose actions come in
         turn order, such as a hand history's replay: no :class:`Action` is built."""
-        if self._round_closed:  # also when the hand is over or at the showdown
-            self._require_betting()  # raises, naming why
-        rnd = self._round
-        if not rnd.fresh:
-            rnd.refresh()
-        if seat != rnd.next_seat:
-            raise IllegalAction(f"seat {seat} acts out of turn: seat {rnd.next_seat} is to act",
-                                rule=cite.TURN_ORDER)
+        rnd = self._round_in_turn(seat)
         if kind is _FOLD:
             resolved = rnd.fold_in_turn(seat)
         elif amount is None and (kind is _CALL if rnd.current_bet > rnd.players[seat].bet
@@ -460,6 +453,23 @@ class Hand:
                 rnd.apply(resolved)
             else:
                 resolved = quick
+        self._in_turn_done(rnd, resolved)
+
+    def _round_in_turn(self, seat: int) -> BettingRound:
+        """The betting round, fresh, once it is known to be ``seat``'s turn in it (else
+        :class:`IllegalAction`: no betting due, or out of turn, rules.md §3)."""
+        if self._round_closed:  # also when the hand is over or at the showdown
+            self._require_betting()  # raises, naming why
+        rnd = self._round
+        if not rnd.fresh:
+            rnd.refresh()
+        if seat != rnd.next_seat:
+            raise IllegalAction(f"seat {seat} acts out of turn: seat {rnd.next_seat} is to act",
+                                rule=cite.TURN_ORDER)
+        return rnd
+
+    def _in_turn_done(self, rnd: BettingRound, resolved: Resolved) -> None:
+        """An action in turn was applied: logged, and the round or the hand over if it is."""
         self._street_acted = True
         self.log.append(resolved)
         if rnd.over or self._held:  # the betting round or the hand is over
@@ -469,19 +479,9 @@ class Hand:
         """``act_in_turn(seat, CALL if to_call(seat) else CHECK)`` in one call: the check, or
         the call, of the player to act (PHH's ``cc``). Refused, with the same error, where
         ``act_in_turn`` refuses it (out of turn, no betting due)."""
-        if self._round_closed:  # also when the hand is over or at the showdown
-            self._require_betting()  # raises, naming why
-        rnd = self._round
-        if not rnd.fresh:
-            rnd.refresh()
-        if seat != rnd.next_seat:
-            raise IllegalAction(f"seat {seat} acts out of turn: seat {rnd.next_seat} is to act",
-                                rule=cite.TURN_ORDER)
+        rnd = self._round_in_turn(seat)
         resolved = rnd.check_or_call_in_turn(seat)
-        self._street_acted = True
-        self.log.append(resolved)
-        if rnd.over or self._held:  # the betting round or the hand is over
-            self._after_change()
+        self._in_turn_done(rnd, resolved)
 
     def time_expired(self, seat: int) -> None:
         """Time called on the player to act ran out: his hand is dead [002 #24] (a fold; his
