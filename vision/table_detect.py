@@ -301,6 +301,23 @@ def _in_view(blob: _Blob, rects: list[tuple[Vector, float]], aspect: float
     return kept, left
 
 
+def _pieces(left: Image, blob: _Blob) -> list[tuple[Image, list[Contour], float]]:
+    """The parts of a blob no card explains (``left``, local half-resolution mask), each with
+    its outlines and its area in the table plane (card heights squared); specks left out."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+    out: list[tuple[Image, list[Contour], float]] = []
+    for label in range(1, n):
+        if stats[label, cv2.CC_STAT_AREA] < 20:
+            continue
+        piece = (labels == label).astype(np.uint8)
+        cs, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        area = sum(abs(float(cv2.contourArea(_to(
+            blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
+            for c in cs)
+        out.append((piece, list(cs), area))
+    return out
+
+
 def _prop_outline(piece: Image, outlines: list[Contour], rects: list[tuple[Vector, float]],
                   blob: _Blob) -> Vector | None:
     """Where a small thing no card explains (``piece``, local half-resolution mask, with its
@@ -411,23 +428,21 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         limit = max(int(area / aspect * 1.6) + 2, 3)
         rects, left = _peel(blob, aspect, min(limit, 14))
         if len(rects) > 1:
-            rects, left = _in_view(blob, rects, aspect)
+            kept, kept_left = _in_view(blob, rects, aspect)
+            # What a card left out leaves unexplained must be prop-sized (a chip, a protector):
+            # a large leftover (cards of a muck pile, each under others) would be taken for a
+            # hand over its zones, held occluded for as long as the pile lies there.
+            if len(kept) == len(rects) or all(
+                    a < _OCCLUDER * aspect for _, _, a in _pieces(kept_left, blob)):
+                rects, left = kept, kept_left
         if not rects and 0.75 * aspect <= area <= 1.6 * aspect and hull > 0.8 * short * long:
             # About one card that peels into none (a squared burn pile, two cards merged at
             # half resolution): one card, its outline fitted, rather than nothing.
             quads.append(_single(contour, scale))
             peeled.append(True)
             continue
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
         over = np.zeros_like(local)
-        for label in range(1, n):
-            if stats[label, cv2.CC_STAT_AREA] < 20:
-                continue
-            piece = (labels == label).astype(np.uint8)
-            cs, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            piece_area = sum(abs(float(cv2.contourArea(_to(
-                blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
-                for c in cs)
+        for piece, cs, piece_area in _pieces(left, blob):
             if piece_area >= _OCCLUDER * aspect:
                 over |= piece
             elif rects:
