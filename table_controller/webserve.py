@@ -11,6 +11,7 @@ import asyncio
 import threading
 from typing import Any
 
+import anyio
 import uvicorn
 
 
@@ -30,6 +31,17 @@ def is_loopback(host: str) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
+def load_anyio() -> None:
+    """Import every part of anyio now. anyio, under Starlette, imports each of its parts the
+    first time it is used: serving the first file of a page would import its file functions
+    on the server's thread, in the middle of a request (on a Pi, a slower first page), and
+    beside the process's other threads importing too (CPython 3.11.7's gh-106905 then breaks
+    the parse of a module that is compiled at import, as a test run's are). Done once per
+    process, on the thread that creates the server."""
+    for name in dir(anyio):
+        getattr(anyio, name)
+
+
 class WebServer:
     def __init__(self, app: Any, host: str, port: int, *, certfile: str | None = None,
                  keyfile: str | None = None) -> None:
@@ -37,6 +49,7 @@ class WebServer:
                                 access_log=False, lifespan="off", ssl_certfile=certfile,
                                 ssl_keyfile=keyfile, timeout_graceful_shutdown=2)
         self._server = uvicorn.Server(config)
+        load_anyio()
         self._thread = threading.Thread(target=self._run, name="web", daemon=True)
         self._error: BaseException | None = None
         self.host = host
