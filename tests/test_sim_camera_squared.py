@@ -9,28 +9,19 @@ from __future__ import annotations
 
 import pytest
 
-from hw_sim.devices.camera_chain import CameraChain, build_camera
+from hw_sim.devices.camera_chain import build_camera
 from hw_sim.devices.table_model import TableModel
-from table_controller.vocabulary.observations import CardEvent, CardObservation, Face
+from table_controller.vocabulary.observations import CardEvent
+from tests.camera_kit import deal_pairs, frames
 
 SEATS = ("seat1", "seat2", "seat3", "seat4")
-
-
-def frames(chain: CameraChain, t: float, n: int) -> tuple[float, list[CardObservation]]:
-    out: list[CardObservation] = []
-    for _ in range(n):
-        t += 0.1
-        out += [o for o in chain.poll(t) if isinstance(o, CardObservation)]
-    return t, out
 
 
 @pytest.mark.parametrize(("felt", "turned_up"), [("green", False), ("printed", True)])
 def test_a_squared_pair_counts_two_until_it_is_picked_up(felt: str, turned_up: bool) -> None:
     model = TableModel()
     chain = build_camera(model, felt=felt)
-    for zone in SEATS:
-        for _ in range(2):
-            model.place(model.draw_top(), zone, Face.DOWN)
+    deal_pairs(model, SEATS)
     t, placed = frames(chain, 0.0, 4)
     assert sorted(o.zone for o in placed if o.event is CardEvent.PLACED) == sorted(SEATS * 2)
     for zone in SEATS:

@@ -14,18 +14,11 @@ from hw_sim.devices.table_model import TableModel
 from hw_sim.harness.behaviours import table_setting
 from table_controller.vocabulary.cards import parse_card
 from table_controller.vocabulary.observations import CardEvent, CardObservation, Face
+from tests.camera_kit import deal_pairs, frames
 from vision.analyse import SeenCard, TableView
 from vision.tracker import CardTracker
 
 SEATS = [f"seat{n}" for n in range(1, 8)]
-
-
-def _poll(chain: object, frames: int, t: float) -> tuple[list[CardObservation], float]:
-    out: list[CardObservation] = []
-    for _ in range(frames):
-        out += chain.poll(t)  # type: ignore[attr-defined]
-        t += 0.1
-    return out, t
 
 
 @pytest.mark.parametrize(("seed", "kind"), [(2031, "protector"), (2033, "protector"),
@@ -40,15 +33,13 @@ def test_a_chip_or_protector_on_squared_hole_cards_turns_nothing_up(seed: int, k
     felt, light = table_setting(seed)
     model = TableModel()
     chain = build_camera(model, seed=seed, felt=felt, light=light, cache=0)
-    for zone in SEATS:
-        for _ in range(2):
-            model.place(model.draw_top(), zone, Face.DOWN)
-    dealt, t = _poll(chain, 4, 0.0)
+    deal_pairs(model, SEATS)
+    t, dealt = frames(chain, 0.0, 4)
     assert sorted(o.zone for o in dealt if o.event is CardEvent.PLACED) == sorted(SEATS * 2)
     for zone in SEATS:
         model.square(zone)
         model.cover(zone, kind)
-    later, _ = _poll(chain, 8, t)
+    _, later = frames(chain, t, 8)
     assert [(o.zone, o.event.name, o.face.name, o.card) for o in later
             if o.event is not CardEvent.REMOVED] == []
 
@@ -61,13 +52,13 @@ def test_a_card_turned_up_once_the_chip_is_off_is_seen() -> None:
     cards = [model.draw_top(), model.draw_top()]
     for pc in cards:
         model.place(pc, "seat3", Face.DOWN)
-    _, t = _poll(chain, 4, 0.0)
+    t, _ = frames(chain, 0.0, 4)
     model.cover("seat3", "chip")
-    held, t = _poll(chain, 6, t)
+    t, held = frames(chain, t, 6)
     assert held == []
     model.uncover("seat3")
     model.flip(cards[1])
-    turned, _ = _poll(chain, 6, t)
+    _, turned = frames(chain, t, 6)
     assert [(o.event, o.zone, o.face, o.card) for o in turned] == [
         (CardEvent.FLIPPED, "seat3", Face.UP, cards[1].card)]
 
