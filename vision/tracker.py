@@ -314,10 +314,5 @@ class CardTracker:
 
 
 def _inside(seen: SeenCard, x: float, y: float) -> bool:
-    """Whether the point lies within the sighting's outline (a convex quadrilateral)."""
-    c = [(float(px), float(py)) for px, py in seen.corners]
-    signs: list[float] = []
-    for k in range(4):
-        (ax, ay), (bx, by) = c[k], c[(k + 1) % 4]
-        signs.append((bx - ax) * (y - ay) - (by - ay) * (x - ax))
-    return min(signs) >= 0 or max(signs) <= 0
+    """Whether the point lies within the sighting's outline (or on it)."""
+    return cv2.pointPolygonTest(_outline(seen.corners), (x, y), False) >= 0
