@@ -78,16 +78,15 @@ _PEELED_TEXTURE = 0.09
 this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
 
 
-def _covers(quads: list[Vector], peeled: list[bool], props: list[Vector] | None = None
+def _covers(quads: list[Vector], peeled: list[bool], on: list[list[Vector]]
             ) -> list[Image | None]:
     """For each card peeled out of a blob of several, the part of it that the cards found
-    before it in that blob hide, and the chips and protectors lying on it (``props``:
-    :attr:`vision.table_detect.TableDetection.props`); None for a card that lies alone. A
+    before it in that blob hide, and the chips and protectors lying on it (``on``: per card,
+    :func:`_props_on`); None for a card that lies alone. A
     blob is peeled top card first: the card lying on top shows its whole outline and is
     taken first, the cards under it come after (:func:`vision.table_detect.detect_on_table`)."""
     out: list[Image | None] = [None] * len(quads)
     outlines = [np.asarray(q, np.float32).reshape(-1, 1, 2) for q in quads]
-    on = _props_on(quads, props or [])
     for i, quad in enumerate(quads):
         if not peeled[i]:
             continue
@@ -239,8 +238,8 @@ class FrameAnalyser:
                     readings[i] = (known.label, known.score, known.margin)
         # The cards not remembered are read together (one batch of matrix products).
         fresh = [i for i, r in enumerate(readings) if r is None]
-        hidden = _covers(quads, peeled, props)
         on = _props_on(quads, props) if props else [[] for _ in quads]
+        hidden = _covers(quads, peeled, on)
         under = [bool(things) for things in on]
         chips = [hidden_mask(quads[i], on[i]) if on[i] else None for i in fresh]
         for i, rec in zip(fresh, self.recogniser.classify_many(
