@@ -59,7 +59,9 @@ TABLES = 5
 Link = Literal["pty", "in_process"]
 
 
-def _per_kind(reports: list[HandReport], mode: str) -> dict[str, dict[str, Any]]:
+def _per_kind(reports: list[HandReport], seeds: list[int],
+              mode: str) -> dict[str, dict[str, Any]]:
+    seed_of = {id(r): s for r, s in zip(reports, seeds, strict=True)}
     out: dict[str, dict[str, Any]] = {}
     for kind in KINDS:
         if not kind.seen_in(mode):
@@ -73,7 +75,8 @@ def _per_kind(reports: list[HandReport], mode: str) -> dict[str, dict[str, Any]]
             "planned": len(planned),
             "injected": len(injected),
             "detected": sum(r.detected for r in injected),
-            "missed": [f"hand {r.number}" for r in injected if not r.detected][:5],
+            "missed": [f"hand {r.number} of table {seed_of[id(r)]}" for r in injected
+                       if not r.detected][:5],
             "false_alerts": len(false),
             "false_alert_codes": dict(Counter(a.alert.code for a in false)),
         }
@@ -99,6 +102,7 @@ def soak(*, hands: int, mode: str, seed: int, error_rate: float = ERROR_RATE,
     setups: list[str] = []
     start = time.perf_counter()
     reports: list[HandReport] = []
+    seeds: list[int] = []  # the seed of the table each report's hand was played on
     try:
         for k in range(tables):
             felt, light = table_setting(seed + k) if "camera" in sensors else (base.felt,
@@ -111,22 +115,27 @@ def soak(*, hands: int, mode: str, seed: int, error_rate: float = ERROR_RATE,
             setups.append(f"{felt}/{light}")
         for n in range(1, hands + 1):
             reports.append(played[(n - 1) % tables].play_hand())
+            seeds.append(seed + (n - 1) % tables)
             if out is not None and n % every == 0 and n < hands:
-                partial = _figures(reports, played, setups, mode, time.perf_counter() - start)
+                partial = _figures(reports, seeds, played, setups, mode,
+                                   time.perf_counter() - start)
                 out.write_text(json.dumps(partial | {"complete": False}, indent=2) + "\n")
     finally:
         for t in played:
             t.close()
-    values = _figures(reports, played, setups, mode, time.perf_counter() - start) \
+    values = _figures(reports, seeds, played, setups, mode, time.perf_counter() - start) \
         | {"complete": True, "link": link}
     if out is not None:
         out.write_text(json.dumps(values, indent=2) + "\n")
     return values
 
 
-def _figures(reports: list[HandReport], tables: list[AutoTable], setups: list[str], mode: str,
-             elapsed: float) -> dict[str, Any]:
+def _figures(reports: list[HandReport], seeds: list[int], tables: list[AutoTable],
+             setups: list[str], mode: str, elapsed: float) -> dict[str, Any]:
+    """The phase's figures; a hand is named by its number on its table and the table's seed
+    (``AutoTable(seed=...)`` replays it)."""
     hands = len(reports)
+    seed_of = {id(r): s for r, s in zip(reports, seeds, strict=True)}
     injected = [r for r in reports if r.injected]
     false = [(r, a) for r in reports for a in r.false_alerts]
     sensor = [(r, a) for r in reports for a in r.alerts
@@ -138,18 +147,20 @@ def _figures(reports: list[HandReport], tables: list[AutoTable], setups: list[st
         "errors_injected": len(injected),
         "errors_detected": sum(r.detected for r in injected),
         "false_alerts": len(false),
-        "by_kind": _per_kind(reports, mode),
+        "by_kind": _per_kind(reports, seeds, mode),
         "false_alerts_per_1000_hands": round(1000 * len(false) / hands, 2) if hands else 0.0,
         "false_alerts_by_behaviour": dict(Counter(r.cause(a) for r, a in false)),
         "false_alert_examples": [
-            f"hand {r.number} (error {r.error}, faults {r.faults}): step {a.step} "
+            f"hand {r.number} of table {seed_of[id(r)]} (error {r.error}, faults {r.faults}): "
+            f"step {a.step} "
             f"{a.alert.code}: {a.alert.message} (behaviour: {r.cause(a)})"
             for r, a in false][:10],
         "faults_injected": dict(Counter(f for r in reports for f in r.faults)),
         "fault_and_info_alerts": dict(Counter(a.alert.code for _, a in sensor)),
         "fault_and_info_alerts_by_behaviour": dict(Counter(r.cause(a) for r, a in sensor)),
         "behaviours": dict(Counter(kind for r in reports for _, kind, _ in r.behaviours)),
-        "hands_with_problems": [f"hand {r.number}: {r.problem}" for r in reports
+        "hands_with_problems": [f"hand {r.number} of table {seed_of[id(r)]}: {r.problem}"
+                                for r in reports
                                 if r.problem][:10],
         "chips_conserved": all(sum(t.stacks().values()) == SEATS * STACK for t in tables),
         "seconds": round(elapsed, 2),
