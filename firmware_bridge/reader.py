@@ -16,7 +16,12 @@ hold runs as for a flicker, and if it runs out the tag moves to the strongest an
 Time is injected (``clock``, default ``time.monotonic``); :meth:`poll` processes the holds that
 expired by a given time, so a simulator can run the reader on a clock it drives. Observations go
 to ``sink`` in the order decided, with non-decreasing ``t``: a removal carries the time its hold
-ran out, placements the time their event was handled.
+ran out, placements the time their event was handled. The edges of one scan cycle come in a
+burst at the cycle's end (docs/firmware.md), a millisecond or two apart on the wire; each edge of
+a burst (edges less than :data:`SCAN_BURST_GAP` apart) carries the time of its first, so the
+controller knows them for one look and orders them as the dealing procedure expects
+(:mod:`table_controller.monitor.arrivals`); :meth:`RfidReader.burst_open` says a burst may still
+be arriving.
 
 While the link is down nothing expires (the reader cannot know what happened); after a reconnect
 a full inventory is reconciled with what was known: tags that appeared are placed, tags that are
@@ -65,6 +70,10 @@ from table_controller.vocabulary.observations import (
 log = logging.getLogger(__name__)
 
 UNKNOWN_IDENTITY = TagIdentity(card=None, deck=None, active=False)
+
+SCAN_BURST_GAP = 0.02
+"""Seconds: edges closer together than this are one scan cycle's report. A frame takes under 2 ms
+at 115,200 baud; a scan cycle at least 45 ms (13 empty antennas, docs/firmware.md)."""
 
 Sender = Callable[[HostMessage], bool]
 """Sends a message to the controller; False when the link is down (the message is dropped)."""
@@ -153,6 +162,9 @@ class RfidReader:
         self._next_request = 0
         self.device: DeviceHello | None = None
         self.stats = ReaderStats()
+        self._last_edge: float | None = None  # when the last TAG_SEEN / TAG_GONE arrived
+        self._burst_t = 0.0  # the time of the burst it belongs to
+        self._emitted_t = 0.0  # the latest time an observation carried
 
     # ------------------------------------------------------------------ public
     def bind(self, send: Sender) -> None:
@@ -228,9 +240,27 @@ class RfidReader:
             if self._online:
                 self._request_inventory(self._clock())
 
+    def burst_open(self, now: float | None = None) -> float | None:
+        """The time of the scan cycle whose edges may still be arriving at ``now`` (default:
+        the clock), None when the last burst is over."""
+        with self._lock:
+            t = self._clock() if now is None else now
+            last = self._last_edge
+            if last is None or t - last >= SCAN_BURST_GAP:
+                return None
+            return self._burst_t
+
+    def _edge_time(self, now: float) -> float:
+        last, self._last_edge = self._last_edge, now
+        if last is None or now - last >= SCAN_BURST_GAP:
+            self._burst_t = now
+        return max(self._burst_t, self._emitted_t)
+
     def received(self, msg: DeviceMessage) -> None:
         with self._lock:
             now = self._clock()
+            if isinstance(msg, TagSeen | TagGone):
+                now = self._edge_time(now)
             if self._online and not self._syncing:
                 self._expire(now)
             match msg:
@@ -273,6 +303,7 @@ class RfidReader:
         self._handled.notify_all()
 
     def _emit(self, obs: Observation) -> None:
+        self._emitted_t = max(self._emitted_t, obs.t)
         try:
             self._sink(obs)
         except Exception:  # a consumer's bug must not stop the link thread or lose later events

@@ -26,7 +26,7 @@ from table_controller.vocabulary.observations import (
     SensorStatus,
     Source,
 )
-from table_controller.vocabulary.zones import BOARD, BURN, SHUFFLER, seat_zone
+from table_controller.vocabulary.zones import ALL_ZONES, BOARD, BURN, SHUFFLER, seat_zone
 
 MODES = (("rfid",), ("camera",), ("rfid", "camera"))
 MODE_IDS = ("rfid", "camera", "both")
@@ -176,6 +176,28 @@ class Felt:
         if face is None:
             face = Face.UP if zone == BOARD else Face.DOWN
         return self.put(self.draw(card), zone, face)
+
+    def at_once(self, zones: Iterable[str], *, ordered: bool = True) -> list[Alert]:
+        """The next cards of the stub land in ``zones`` within one look of the sensors (one
+        scan cycle, one frame): reported at one time, in the order the reader's antennas are
+        numbered (seats, board, burn, muck, tray), the reader's report first. ``ordered``: the
+        monitor takes them in its :meth:`~DealingMonitor.in_procedure_order`, as the
+        controller does; else as reported."""
+        rfid: list[CardObservation] = []
+        camera: list[CardObservation] = []
+        for zone in sorted(zones, key=ALL_ZONES.index):
+            p = self.draw()
+            p.zone, p.face = zone, Face.UP if zone == BOARD else Face.DOWN
+            self._tracks += 1
+            p.track = f"trk{self._tracks}"
+            rfid.append(self._obs(CardEvent.PLACED, p, zone, Source.RFID))
+            camera.append(self._obs(CardEvent.PLACED, p, zone, Source.CAMERA))
+        seq: list[Observation] = [*(rfid if "rfid" in self.sensors else []),
+                                  *(camera if "camera" in self.sensors else [])]
+        out = self._send(self.mon.in_procedure_order(seq) if ordered else seq)
+        out += self.settle()
+        self.alerts += out
+        return out
 
     def bring(self, zone: str, card: str | None, *, face: Face | None = None,
               copy: bool = False, foreign: bool = False, joker: bool = False) -> list[Alert]:

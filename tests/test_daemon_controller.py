@@ -436,3 +436,22 @@ def test_sim_put_and_sim_remedy_refuse_bad_requests(rig: SimRig) -> None:
         answer = rig.ask(request)
         assert not answer["ok"] and problem in answer["error"], (request, answer)
     assert not rig.sim.model.felt and not rig.dealer.busy
+
+
+def test_two_cards_in_one_scan_are_taken_in_the_deal_order(rig: SimRig) -> None:
+    """A quick dealer: seat 3's and seat 1's cards land within one scan cycle. The reader
+    reports them in antenna order (seat 1 first) at one time; the controller waits for the
+    cycle's whole report and takes them as the deal goes (2, 3, 1), so no misdeal."""
+    assert rig.ask({"cmd": "sim_press"})["ok"]
+    rig.settle()
+    rig.sim.dealer.put(rig.sim.model.draw_top(), "seat2", Face.DOWN)
+    rig.settle()
+    scans = rig.sim.scans()
+    rig.sim.dealer.put(rig.sim.model.draw_top(), "seat3", Face.DOWN)
+    rig.sim.dealer.put(rig.sim.model.draw_top(), "seat1", Face.DOWN)
+    rig.settle()
+    assert rig.sim.scans() > scans
+    rig.events()
+    assert [e["code"] for t, e in rig.seen_floor if t == "alert"] == []
+    run = rig.controller.monitor.ctx.run
+    assert run is not None and [seat for seat, _ in run.deal.dealt] == [2, 3, 1]

@@ -18,7 +18,7 @@ from firmware_bridge.protocol import (
     TagGone,
     TagSeen,
 )
-from firmware_bridge.reader import RfidReader
+from firmware_bridge.reader import SCAN_BURST_GAP, RfidReader
 from firmware_bridge.rfid_config import (
     DEFAULT_ANTENNA_ZONES,
     ReaderConfig,
@@ -478,3 +478,34 @@ def test_controller_tx_overflow_triggers_an_inventory(h: Harness) -> None:
     h.tags[KD] = 5                     # its TAG_SEEN was dropped inside the controller
     h.reader.received(DeviceError(3, 0xFF, "tx queue full, 1 frame dropped"))
     assert [e[:2] for e in h.cards()] == [("placed", "seat1"), ("placed", "seat6")]
+
+
+def test_the_edges_of_one_scan_cycle_carry_its_first_time(h: Harness) -> None:
+    """A cycle's edges arrive together at its end, a frame every millisecond or two: they are
+    one look (time of the first), and the reader says the burst may still be arriving until
+    :data:`SCAN_BURST_GAP` passes with no edge."""
+    h.at(100.0)
+    h.seen(AS, 0)
+    h.clock.t = 100.0015
+    h.seen(KD, 6)
+    assert h.cards() == [("placed", "seat1", 100.0), ("placed", "seat7", 100.0)]
+    assert h.reader.burst_open(100.0015) == 100.0
+    assert h.reader.burst_open(100.0015 + SCAN_BURST_GAP + 1e-6) is None
+    h.clock.t = 100.17  # the next cycle
+    h.gone(AS)
+    h.clock.t = 100.1712
+    h.seen(AS, 1)
+    assert h.cards() == [("removed", "seat1", 100.17), ("placed", "seat2", 100.17)]
+    assert h.reader.burst_open(100.18) == 100.17
+
+
+def test_a_burst_never_goes_back_before_a_removal_reported(h: Harness) -> None:
+    h.seen(AS, 0)
+    h.gone(AS)
+    h.at(100.0 + 0.6)  # the hold ran out: removed at 100.6
+    h.clock.t = 100.61
+    h.seen(KD, 2)
+    h.clock.t = 100.611
+    h.seen(AS, 3)
+    times = [t for _e, _z, t in h.cards()]
+    assert times == sorted(times) and times[-2:] == [100.61, 100.61]

@@ -241,8 +241,7 @@ class Controller:
         # a sensor back from offline (None: up to date) may say an older time than it did:
         # the monitor's time stays where it was
         upto = self._upto = max(upto, self._upto)
-        observations.sort(key=lambda o: o.t)
-        for obs in observations:
+        for obs in self.monitor.in_procedure_order(observations):
             if obs.t > upto:
                 self._held.append(obs)
             else:

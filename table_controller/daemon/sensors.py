@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 import time
@@ -66,6 +67,13 @@ class RfidSensor:
 
     def start(self) -> None:
         self.service.start()
+
+    def reported_through(self) -> float | None:
+        """Just before the scan cycle whose edges are still arriving (the controller holds them
+        until the cycle's report is whole, a few milliseconds, and takes them as one look);
+        None (up to date) otherwise."""
+        start = self.service.reader.burst_open()
+        return None if start is None else math.nextafter(start, -math.inf)
 
     def poll(self, now: float) -> list[Observation]:
         self.service.reader.poll(now)

@@ -9,11 +9,12 @@ machine, every check with its rule, and the fusion of the two sensors.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from table_controller.engine import Action, ActionKind, EngineError, Hand, Street, Table
 from table_controller.monitor import checks
 from table_controller.monitor.alerting import make, seat_text
+from table_controller.monitor.arrivals import in_procedure_order
 from table_controller.monitor.context import BurnChooser, CheckContext
 from table_controller.monitor.fusion import Change, Fused, SensorFusion
 from table_controller.monitor.hand_run import HandRun
@@ -129,6 +130,12 @@ class DealingMonitor:
         return self.ctx.holes.secret
 
     # ------------------------------------------------------------------- inputs
+    def in_procedure_order(self, observations: Iterable[Observation]) -> list[Observation]:
+        """``observations`` in the order to observe them: by time, and those a sensor reported
+        at one moment (one scan cycle, one frame) in the order the dealing procedure expects
+        (:mod:`.arrivals`: the sensor cannot tell which of them came first)."""
+        return in_procedure_order(observations, self.ctx.run)
+
     def observe(self, obs: Observation) -> MonitorOutput:
         """A sensor observation: a card, the green button, a sensor's status."""
         if isinstance(obs, CardObservation):
