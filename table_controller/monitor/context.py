@@ -31,8 +31,9 @@ class CheckContext:
     ``table``: the engine's table (who is seated). ``fusion``: the sensor fusion, whose
     ``picture`` is the one model of where every card lies. ``book``: the open alerts and their
     remedy checks. ``run``: the hand in progress (None between hands); ``last_number``: its
-    number, or the last hand's. ``no_hand_seen``: (code, card pid) already reported between
-    hands. ``holes``: which cards have been hole cards in this hand (for the public channel).
+    number, or the last hand's. ``no_hand_seen``: (code, card pid) already reported since
+    the last hand (cleared as a hand starts). ``holes``: which cards have been hole cards in
+    this hand (for the public channel).
     ``last_ref``: the last alert identity given; ``reported``: the identities of the open
     alerts already reported (a later alert with one of them is an update).
     """

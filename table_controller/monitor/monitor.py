@@ -298,6 +298,7 @@ class DealingMonitor:
         except EngineError as exc:
             raise MonitorError(f"green button: the table cannot start a hand: {exc}") from None
         closed = self._close_book(t)  # between-hands alerts end as the next hand begins
+        ctx.no_hand_seen.clear()  # and the next time between hands is a time of its own
         ctx.run = HandRun.start(hand)
         ctx.last_number = hand.number
         ctx.holes.new_hand()
