@@ -56,6 +56,27 @@ def test_back_is_a_face_down_card_without_identity_then_flips() -> None:
     ]
 
 
+def test_a_reading_not_sure_does_not_turn_a_known_card() -> None:
+    """A back in a pile read, at a weak score, as a face (the camera soak's muck: a second ten
+    of spades beside the board's): the card stays a back however long the reading lasts; a
+    face read after it corrects only on a sure reading, and a new card may come of an unsure
+    one."""
+    tracker = CardTracker(confirm_frames=2)
+    weak = SeenCard(label="Ts", corners=seen("Ts", "muck", 300).corners, zone="muck",
+                    score=0.54, margin=0.1, sure=False)
+    frames = [[seen("back", "muck", 300)]] * 2 + [[weak]] * 6
+    assert [e for f in run(tracker, frames) for e in f] == [
+        ("placed", "cam1", "muck", None, Face.DOWN, 50.1)]
+    events = run(tracker, [[seen("Ts", "muck", 300)]] * 2, t0=51.0)
+    assert events[1] == [("flipped", "cam1", "muck", "Ts", Face.UP, 51.1)]
+    fresh = CardTracker(confirm_frames=2)
+    new = run(fresh, [[weak]] * 2)
+    assert new[1] == [("placed", "cam1", "muck", "Ts", Face.UP, 50.1)]
+    events = run(fresh, [[SeenCard(label="Th", corners=weak.corners, zone="muck", score=1.0,
+                                   margin=0.1, sure=False)]] * 4, t0=52.0)
+    assert [e for f in events for e in f] == []
+
+
 def test_a_face_up_joker_is_a_joker_observation_without_a_card() -> None:
     """rules.md §5 (alert JOKER): the camera reports a joker as joker=True, card None, face up;
     a joker lying face down is a back like any other."""

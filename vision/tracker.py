@@ -189,8 +189,9 @@ class CardTracker:
             tr.misses = 0
             if tr.under is not None:  # seen: nothing lies over it now
                 tr.lay_under, tr.under = tr.under, None
-            if s.covered and tr.confirmed is not None and s.label != tr.confirmed:
-                continue  # a chip on it: its part in view does not turn it over
+            if (s.covered or not s.sure) and tr.confirmed is not None \
+                    and s.label != tr.confirmed:
+                continue  # a chip on it, or a reading not sure: it does not turn it over
             if s.label == tr.pending:
                 tr.count += 1
             else:
