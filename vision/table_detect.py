@@ -102,56 +102,65 @@ class _Blob:
     from_plane: Vector
 
 
-def _corner_hypotheses(poly: Vector, aspect: float) -> list[Vector]:
-    """Card rectangles (plane, (4, 2)) anchored at each square corner of ``poly``. A corner is
-    where two long sides meet (the short sides between them, a rounded card corner cut into
+def _corner_hypotheses(poly: Vector, aspect: float) -> Vector:
+    """Card rectangles (plane, (K, 4, 2)) anchored at each square corner of ``poly``. A corner
+    is where two long sides meet (the short sides between them, a rounded card corner cut into
     a chamfer or two, are skipped): the two sides' lines meet at the card's true corner."""
     n = len(poly)
     if n < 3:
-        return []
-    area2 = float(np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1)
-                         * poly[:, 1]))
-    orient = 1.0 if area2 > 0 else -1.0
+        return _NO_RECTS
     starts = poly
-    ends = np.roll(poly, -1, axis=0)
+    ends = np.concatenate([poly[1:], poly[:1]])
+    area2 = float(np.sum(poly[:, 0] * ends[:, 1] - ends[:, 0] * poly[:, 1]))
+    orient = 1.0 if area2 > 0 else -1.0
     lengths = np.hypot(*(ends - starts).T)
     k = np.flatnonzero(lengths >= 0.14)
     if len(k) < 2:
-        return []
-    m = np.roll(k, -1)
+        return _NO_RECTS
+    m = np.concatenate([k[1:], k[:1]])
     # The length of the short sides between long side k and the next long side m.
     c = np.concatenate([[0.0], np.cumsum(np.concatenate([lengths, lengths]))])
     m_ahead = np.where(m > k, m, m + n)
     between = c[m_ahead] - c[k + 1]
     a_dir = (starts[k] - ends[k]) / lengths[k][:, None]  # back along the side before
     b_dir = (ends[m] - starts[m]) / lengths[m][:, None]  # forward along the side after
-    cos = np.sum(a_dir * b_dir, axis=1)
-    convex = orient * (b_dir[:, 0] * a_dir[:, 1] - b_dir[:, 1] * a_dir[:, 0]) > 0
-    # Where the two sides' lines meet.
-    p, r = ends[k], -a_dir
-    q, t = starts[m], b_dir
-    den = r[:, 0] * t[:, 1] - r[:, 1] * t[:, 0]
+    ax, ay, bx, by = a_dir[:, 0], a_dir[:, 1], b_dir[:, 0], b_dir[:, 1]
+    cos = ax * bx + ay * by
+    convex = orient * (bx * ay - by * ax) > 0
+    # Where the two sides' lines meet (from the end of side k back along it, r = -a_dir).
+    p, q = ends[k], starts[m]
+    den = (-ax) * by - (-ay) * bx
     safe = np.where(np.abs(den) < 1e-6, 1.0, den)
-    u = ((q[:, 0] - p[:, 0]) * t[:, 1] - (q[:, 1] - p[:, 1]) * t[:, 0]) / safe
-    corner = p + u[:, None] * r
-    near = np.hypot(*(corner - ends[k]).T) <= 0.2
+    u = ((q[:, 0] - p[:, 0]) * by - (q[:, 1] - p[:, 1]) * bx) / safe
+    corner = p + u[:, None] * -a_dir
+    near = np.hypot(*(corner - p).T) <= 0.2
     ok = (between <= 0.25) & (np.abs(cos) <= 0.3) & convex & (np.abs(den) >= 1e-6) & near
     if not ok.any():
-        return []
+        return _NO_RECTS
     a_dir, b_dir, corner = a_dir[ok], b_dir[ok], corner[ok]
     # Make the two directions exactly square, splitting the difference.
     bis = a_dir + b_dir
     bis /= np.maximum(np.hypot(*bis.T), 1e-9)[:, None]
-    perp = np.stack([-bis[:, 1], bis[:, 0]], axis=1)
-    sign = np.where(np.sum(perp * a_dir, axis=1) > 0, 1.0, -1.0)[:, None]
+    perp = bis[:, ::-1] * _TURN
+    sign = np.where(perp[:, 0] * a_dir[:, 0] + perp[:, 1] * a_dir[:, 1] > 0, 1.0, -1.0)[:, None]
     da = (bis + sign * perp) / math.sqrt(2)
     db = (bis - sign * perp) / math.sqrt(2)
-    out: list[Vector] = []
-    for wa, wb in ((aspect, 1.0), (1.0, aspect)):
-        rects = np.stack([corner, corner + da * wa, corner + da * wa + db * wb,
-                          corner + db * wb], axis=1)
-        out.extend(rects)
-    return out
+    out = np.empty((2, len(corner), 4, 2))
+    for j, (wa, wb) in enumerate(((aspect, 1.0), (1.0, aspect))):
+        out[j, :, 0] = corner
+        out[j, :, 1] = corner + da * wa
+        out[j, :, 2] = corner + da * wa + db * wb
+        out[j, :, 3] = corner + db * wb
+    return out.reshape(-1, 4, 2)
+
+
+_NO_RECTS = np.zeros((0, 4, 2))
+_TURN = np.array([-1.0, 1.0])  # (x, y) reversed and times this: a quarter turn
+
+
+_GRID_S, _GRID_T = (g.ravel()[None, :, None] for g in np.meshgrid(
+    np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 9)))
+_ALONG = np.linspace(0.1, 0.9, 10)[None, :, None]
 
 
 def _samples(rects: Vector, aspect: float) -> tuple[Vector, Vector]:
@@ -160,12 +169,8 @@ def _samples(rects: Vector, aspect: float) -> tuple[Vector, Vector]:
     o = rects[:, 0:1]
     u = rects[:, 1:2] - o
     v = rects[:, 3:4] - o
-    gs = np.linspace(0.08, 0.92, 7)
-    gt = np.linspace(0.06, 0.94, 9)
-    s, t = np.meshgrid(gs, gt)
-    s, t = s.ravel()[None, :, None], t.ravel()[None, :, None]
-    inner = o + s * u + t * v
-    k = np.linspace(0.1, 0.9, 10)[None, :, None]
+    inner = o + _GRID_S * u + _GRID_T * v
+    k = _ALONG
     sides = np.concatenate([o + k * u, o + u + k * v, o + v + k * u, o + k * v], axis=1)
     return inner, sides
 
@@ -176,31 +181,30 @@ def _look_up(mask: Image, pts: Vector) -> Vector:
     x = np.round(pts[..., 0]).astype(np.int64)
     y = np.round(pts[..., 1]).astype(np.int64)
     ok = (x >= 0) & (y >= 0) & (x < w) & (y < h)
-    out = np.zeros(pts.shape[:-1], bool)
-    out[ok] = mask[y[ok], x[ok]] > 0
-    return out
+    return np.asarray(ok & (mask[np.clip(y, 0, h - 1), np.clip(x, 0, w - 1)] > 0))
+
+
+_STEPS = np.array([-1.0, 0.0, 1.0])[:, None, None]
 
 
 def _along_edge(blob: _Blob, sides: Vector) -> Vector:
     """Whether each side point (K, 40, 2; four sides of 10) lies on an edge of the picture
     that runs along that side: the brightness changes across the side, not along it (the edge
     of a card lying on another; a back's own pattern runs every way and does not count)."""
-    d = np.stack([sides[:, 9] - sides[:, 0], sides[:, 19] - sides[:, 10],
-                  sides[:, 29] - sides[:, 20], sides[:, 39] - sides[:, 30]], axis=1)
+    d = sides[:, 9::10] - sides[:, 0::10]  # (K, 4, 2): each side's direction
     d /= np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-9)
     t = np.repeat(d, 10, axis=1)  # (K, 40, 2): each point's side direction
     h, w = blob.gx.shape
-    best = np.zeros(sides.shape[:2], bool)
-    # At the point or a pixel to either side across the side (the edge may fall between).
-    nx, ny = -t[..., 1], t[..., 0]
-    for step in (-1.0, 0.0, 1.0):
-        xx = np.clip(np.round(sides[..., 0] + step * nx).astype(np.int64), 0, w - 1)
-        yy = np.clip(np.round(sides[..., 1] + step * ny).astype(np.int64), 0, h - 1)
-        gx, gy = blob.gx[yy, xx], blob.gy[yy, xx]
-        along = np.abs(gx * t[..., 0] + gy * t[..., 1])
-        across = np.abs(gx * nx + gy * ny)
-        best |= (across > 48) & (across > 1.8 * along)
-    return best
+    tx, ty = t[..., 0], t[..., 1]
+    nx, ny = -ty, tx
+    # At the point or a pixel to either side across the side (the edge may fall between):
+    # the three steps at once, on a leading axis.
+    xx = np.clip(np.round(sides[..., 0] + _STEPS * nx).astype(np.int64), 0, w - 1)
+    yy = np.clip(np.round(sides[..., 1] + _STEPS * ny).astype(np.int64), 0, h - 1)
+    gx, gy = blob.gx[yy, xx], blob.gy[yy, xx]
+    along = np.abs(gx * tx + gy * ty)
+    across = np.abs(gx * nx + gy * ny)
+    return np.asarray(((across > 48) & (across > 1.8 * along)).any(axis=0))
 
 
 def _peel(blob: _Blob, aspect: float, limit: int
@@ -230,9 +234,9 @@ def _peel(blob: _Blob, aspect: float, limit: int
                 continue
             p = _to(blob.to_plane, c.reshape(-1, 2).astype(np.float64))
             poly = cv2.approxPolyDP(p.astype(np.float32).reshape(-1, 1, 2), eps, True)
-            hyps += _corner_hypotheses(poly.reshape(-1, 2).astype(np.float64), aspect)
-        if hyps:
-            rects = np.stack(hyps)
+            hyps.append(_corner_hypotheses(poly.reshape(-1, 2).astype(np.float64), aspect))
+        rects = np.concatenate(hyps) if hyps else _NO_RECTS
+        if len(rects):
             if len(pool_rects):  # corners already met (the rest of the outline is unchanged)
                 d = np.abs(rects[:, None, 0] - pool_rects[None, :, 0]).max(axis=2)
                 e = np.abs(rects[:, None, 2] - pool_rects[None, :, 2]).max(axis=2)
