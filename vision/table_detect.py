@@ -176,12 +176,14 @@ def _samples(rects: Vector, aspect: float) -> tuple[Vector, Vector]:
 
 
 def _look_up(mask: Image, pts: Vector) -> Vector:
-    """``mask`` at points (local pixels, any shape (..., 2)); outside the window: False."""
+    """``mask`` (contiguous) at points (local pixels, any shape (..., 2)); outside the window:
+    False."""
     h, w = mask.shape[:2]
-    x = np.round(pts[..., 0]).astype(np.int64)
-    y = np.round(pts[..., 1]).astype(np.int64)
-    ok = (x >= 0) & (y >= 0) & (x < w) & (y < h)
-    return np.asarray(ok & (mask[np.clip(y, 0, h - 1), np.clip(x, 0, w - 1)] > 0))
+    r = np.rint(pts).astype(np.int64)
+    x, y = r[..., 0], r[..., 1]
+    # A negative coordinate seen unsigned is huge: one comparison each way tells the window.
+    ok = (x.view(np.uint64) < w) & (y.view(np.uint64) < h)
+    return np.asarray(ok & (np.take(mask.ravel(), y * w + x, mode="clip") > 0))
 
 
 _STEPS = np.array([-1.0, 0.0, 1.0])[:, None, None]
