@@ -102,6 +102,20 @@ class _Blob:
     from_plane: Vector
 
 
+@dataclass(frozen=True, slots=True)
+class _Peeled:
+    """A card peeled from a blob: its plane rectangle, the share of its sides borne out, and
+    what that was worked out from (local pixels): its side points (40, 2), whether each is
+    borne out (on the blob's outline or along an edge), and its interior points (63, 2).
+    :func:`_in_view` asks the same of the same points again."""
+
+    rect: Vector
+    borne: float
+    sides: Vector
+    on: Vector
+    inner: Vector
+
+
 def _corner_hypotheses(poly: Vector, aspect: float) -> Vector:
     """Card rectangles (plane, (K, 4, 2)) anchored at each square corner of ``poly``. A corner
     is where two long sides meet (the short sides between them, a rounded card corner cut into
@@ -209,14 +223,13 @@ def _along_edge(blob: _Blob, sides: Vector) -> Vector:
     return np.asarray(((across > 48) & (across > 1.8 * along)).any(axis=0))
 
 
-def _peel(blob: _Blob, aspect: float, limit: int
-          ) -> tuple[list[tuple[Vector, float]], Image]:
+def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]:
     """The cards of one blob (plane rectangles, each with the share of its sides borne out)
     and what is left of it (local mask)."""
     card_px = abs(float(cv2.contourArea(_to(blob.from_plane, np.array(
         [(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)).astype(np.float32))))
     covered = np.zeros_like(blob.mask)
-    chosen: list[tuple[Vector, float]] = []
+    chosen: list[_Peeled] = []
     # Outline simplification: a few percent of a card, and no finer than the pixels allow.
     eps = max(0.04, 2.0 / math.sqrt(card_px / aspect))
     # Possible cards met so far, with what does not change as cards are taken: whether each
@@ -224,6 +237,8 @@ def _peel(blob: _Blob, aspect: float, limit: int
     # unexplained is worked out again after each card taken.
     pool_rects = np.zeros((0, 4, 2))
     pool_inner = np.zeros((0, 63, 2))
+    pool_sides = np.zeros((0, 40, 2))
+    pool_on = np.zeros((0, 40), bool)
     pool_ok = np.zeros(0, bool)
     pool_borne = np.zeros(0)
     for _ in range(limit):
@@ -248,9 +263,12 @@ def _peel(blob: _Blob, aspect: float, limit: int
                 inner_px = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
                 side_px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
                 inside = _look_up(blob.mask, inner_px).mean(axis=1)
-                borne = (_look_up(blob.band, side_px) | _along_edge(blob, side_px)).mean(axis=1)
+                on = _look_up(blob.band, side_px) | _along_edge(blob, side_px)
+                borne = on.mean(axis=1)
                 pool_rects = np.concatenate([pool_rects, rects])
                 pool_inner = np.concatenate([pool_inner, inner_px])
+                pool_sides = np.concatenate([pool_sides, side_px])
+                pool_on = np.concatenate([pool_on, on])
                 pool_ok = np.concatenate([pool_ok, (inside >= 0.88) & (borne >= 0.5)])
                 pool_borne = np.concatenate([pool_borne, borne])
         if not pool_ok.any():
@@ -263,15 +281,15 @@ def _peel(blob: _Blob, aspect: float, limit: int
             break
         rect = pool_rects[best]
         pool_ok[best] = False
-        chosen.append((rect, float(pool_borne[best])))
+        chosen.append(_Peeled(rect, float(pool_borne[best]), pool_sides[best], pool_on[best],
+                              pool_inner[best]))
         quad = _to(blob.from_plane, rect)
         cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
     return chosen, left
 
 
-def _in_view(blob: _Blob, rects: list[tuple[Vector, float]], aspect: float
-             ) -> tuple[list[tuple[Vector, float]], Image]:
+def _in_view(blob: _Blob, cards: list[_Peeled]) -> tuple[list[_Peeled], Image]:
     """The peeled cards whose sides in view are borne out, and what is left of the blob.
 
     A card peeled after others lies under them: where its sides run under them (or along
@@ -280,28 +298,24 @@ def _in_view(blob: _Blob, rects: list[tuple[Vector, float]], aspect: float
     picture. A rectangle made of a card's corner and a chip or a protector lying half off it
     (two of its sides along the card's, under it, the others across the cloth or the chip's
     rim) is no card: what it covered stays unexplained (something no card explains)."""
-    kept: list[tuple[Vector, float]] = []
+    kept: list[_Peeled] = []
     above = np.zeros_like(blob.mask)
     k3 = np.ones((3, 3), np.uint8)
-    for rect, borne in rects:
-        quad = _to(blob.from_plane, rect)
+    for card in cards:
+        quad = _to(blob.from_plane, card.rect)
         if kept:
-            inner, sides = _samples(rect[None], aspect)
-            px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
             under = cv2.dilate(above, k3)
-            seen = ~_look_up(under, px)[0]
+            seen = ~_look_up(under, card.sides)
             if not seen.all():  # else it lies under none of them: peeled as any card
-                on = (_look_up(blob.band, px) | _along_edge(blob, px))[0]
                 if int(seen.sum()) < _SEEN_SIDES * seen.size or float(
-                        on[seen].mean()) < _SEEN_BORNE:
+                        card.on[seen].mean()) < _SEEN_BORNE:
                     continue
                 # Its part in view lies on the table's things, not on the cloth.
-                ipx = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
-                open_ = ~_look_up(under, ipx)[0]
+                open_ = ~_look_up(under, card.inner)
                 if int(open_.sum()) >= 4 and float(
-                        _look_up(blob.mask, ipx)[0][open_].mean()) < _SEEN_INSIDE:
+                        _look_up(blob.mask, card.inner)[open_].mean()) < _SEEN_INSIDE:
                     continue
-        kept.append((rect, borne))
+        kept.append(card)
         cv2.fillPoly(above, [np.round(quad).astype(np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(above, np.ones((5, 5), np.uint8)))
     return kept, left
@@ -324,7 +338,7 @@ def _pieces(left: Image, blob: _Blob) -> list[tuple[Image, list[Contour], float]
     return out
 
 
-def _prop_outline(piece: Image, outlines: list[Contour], rects: list[tuple[Vector, float]],
+def _prop_outline(piece: Image, outlines: list[Contour], rects: list[_Peeled],
                   blob: _Blob) -> Vector | None:
     """Where a small thing no card explains (``piece``, local half-resolution mask, with its
     ``outlines``) lies, over the cards of its blob too: the circle of the table plane fitted
@@ -333,7 +347,7 @@ def _prop_outline(piece: Image, outlines: list[Contour], rects: list[tuple[Vecto
     None when too little of its outline is in view to fit, or it is not round (a piece of a
     card no other explains, in a pile)."""
     cards = np.zeros_like(piece)
-    for rect, _ in rects:
+    for rect in (card.rect for card in rects):
         cv2.fillPoly(cards, [np.round(_to(blob.from_plane, rect)).astype(np.int32)], 1)
     near = cv2.dilate(cards, np.ones((7, 7), np.uint8)) > 0
     pts = np.vstack([c.reshape(-1, 2) for c in outlines])
@@ -434,7 +448,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         limit = max(int(area / aspect * 1.6) + 2, 3)
         rects, left = _peel(blob, aspect, min(limit, 14))
         if len(rects) > 1:
-            kept, kept_left = _in_view(blob, rects, aspect)
+            kept, kept_left = _in_view(blob, rects)
             # What a card left out leaves unexplained must be prop-sized (a chip, a protector):
             # a large leftover (cards of a muck pile, each under others) would be taken for a
             # hand over its zones, held occluded for as long as the pile lies there.
@@ -456,7 +470,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                 if shape is not None:
                     props.append((shape + np.array([x0, y0])) * scale + (scale - 1) / 2)
         outline = contour - np.array([x0, y0], np.int32)
-        for rect, borne in rects:
+        for rect, borne in ((card.rect, card.borne) for card in rects):
             rough = _to(blob.from_plane, rect).astype(np.float32)
             if over.any() and borne < _BORNE_BY_OCCLUDER:
                 # Next to a hand or an arm a card needs most of its sides in view; else what
