@@ -52,28 +52,21 @@ def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
     strength = np.take_along_axis(step, best[..., None], axis=-1)[..., 0]
     offset = _SNAP_D[1:-1][best]  # (K, 4, 14)
     snapped = pts + offset[..., None] * normal[:, :, None, :]
-    out: list[Quad] = []
-    for k in range(len(quads)):
-        lines = []
-        for side in range(4):
-            good = strength[k, side] > 18
-            if int(good.sum()) >= 6:
-                vx, vy, x0, y0 = cv2.fitLine(snapped[k, side][good].astype(np.float32),
-                                             cv2.DIST_HUBER, 0, 0.01, 0.01).ravel().tolist()
-                lines.append((x0, y0, vx, vy))
-            else:
-                lines.append((float(a[k, side, 0]), float(a[k, side, 1]),
-                              float(t[k, side, 0]), float(t[k, side, 1])))
-        corners = []
-        for i in range(4):
-            px, py, dx, dy = lines[i]
-            qx, qy, ex, ey = lines[i - 1]
-            den = ex * dy - ey * dx
-            if abs(den) < 1e-3:
-                corners.append(q[k, i])
-                continue
-            u = ((px - qx) * dy - (py - qy) * dx) / den
-            corners.append(np.array([qx + u * ex, qy + u * ey], np.float32))
-        new = np.array(corners, np.float32)
-        out.append(new if float(np.abs(new - q[k]).max()) <= 8 else np.asarray(quads[k]))
-    return out
+    # Each side as a line (a point on it and its direction): refitted where enough points
+    # along it have a clear edge, else as it was.
+    good = strength > 18
+    lines = np.concatenate([a, t], axis=2).astype(np.float64)  # (K, 4, 4): x, y, dx, dy
+    for k, side in zip(*np.nonzero(good.sum(axis=2) >= 6), strict=True):
+        vx, vy, x0, y0 = cv2.fitLine(snapped[k, side][good[k, side]].astype(np.float32),
+                                     cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines[k, side] = (x0, y0, vx, vy)
+    # Corner i is where side i-1 meets side i.
+    px, py, dx, dy = np.moveaxis(lines, 2, 0)
+    qx, qy, ex, ey = np.moveaxis(np.roll(lines, 1, axis=1), 2, 0)
+    den = ex * dy - ey * dx
+    parallel = np.abs(den) < 1e-3
+    u = ((px - qx) * dy - (py - qy) * dx) / np.where(parallel, 1.0, den)
+    corners = np.stack([qx + u * ex, qy + u * ey], axis=2).astype(np.float32)
+    corners[parallel] = q[parallel]
+    moved = np.abs(corners - q).max(axis=(1, 2))
+    return [corners[k] if moved[k] <= 8 else np.asarray(quads[k]) for k in range(len(quads))]
