@@ -132,6 +132,30 @@ def _shrunk_units(grey: Image, count: int, size: tuple[int, int]) -> Vector:
     return _units(small.reshape(count, -1))
 
 
+def _by_channel(pixels: Image) -> Image:
+    """Each card's pixels (N, P, 3) channel by channel: (N, 3, P), each row contiguous (a
+    partition along a short last axis is slow)."""
+    return np.ascontiguousarray(np.asarray(pixels).transpose(0, 2, 1))
+
+
+def _kth(pixels: Image, k: int) -> Vector:
+    """The ``k``-th smallest value (from 0) of each card's pixels (N, P, 3), channel by
+    channel, as float32: (N, 3)."""
+    return np.partition(_by_channel(pixels), k, axis=2)[:, :, k].astype(np.float32)
+
+
+def _median(pixels: Image) -> Vector:
+    """:func:`numpy.median` of each card's pixels (N, P, 3) over P, channel by channel, as
+    float32 (for whole-number pixels, the same values): (N, 3)."""
+    n = pixels.shape[1]
+    mid = n // 2
+    if n % 2:
+        return _kth(pixels, mid)
+    both = np.partition(_by_channel(pixels), [mid - 1, mid], axis=2)[:, :, mid - 1:mid + 1]
+    b = both.astype(np.float32)
+    return np.asarray((b[:, :, 0] + b[:, :, 1]) / 2, np.float32)
+
+
 def _prep(card: Image) -> Image:
     return np.asarray(cv2.GaussianBlur(card, (3, 3), 0.8), np.uint8)
 
@@ -144,12 +168,12 @@ _INK_WEIGHT = 6.0
 def _relative(cards: Image) -> Vector:
     """Each pixel of a stack of cards (N, H, W, 3), every other row and column, as a
     fraction of its card's paper (the brightest tenth, channel by channel): (N, P, 3)."""
-    f = cards[:, ::2, ::2].astype(np.float32)
-    n = len(f)
-    some = f[:, 1:-1:2, 1:-1:2].reshape(n, -1, 3)
-    k = int(0.9 * (some.shape[1] - 1))
-    paper = np.partition(some, k, axis=1)[:, k] + 1.0  # (n, 3)
-    return np.asarray(f.reshape(n, -1, 3) / paper[:, None, :], np.float32)
+    grid = cards[:, ::2, ::2]
+    n = len(grid)
+    some = grid[:, 1:-1:2, 1:-1:2].reshape(n, -1, 3)
+    paper = _kth(some, int(0.9 * (some.shape[1] - 1))) + 1.0  # (n, 3)
+    return np.asarray(grid.reshape(n, -1, 3).astype(np.float32) / paper[:, None, :],
+                      np.float32)
 
 
 def _ink_mask(card: Image, index: Box) -> Vector:
@@ -181,7 +205,8 @@ def _ink_colours(rel: Vector, masks: Vector) -> Vector:
     channel a fraction of the card's paper, so a white balance or a dim room leaves red ink
     red and black ink black. Each pixel counts by its darkness: where blur or JPEG has mixed
     the ink with the paper, the paper's colour has bled into it. (N, K, 3)."""
-    level = rel.mean(axis=2, keepdims=True)
+    # The mean of the three channels, in the order of a reduction over them (which is slow).
+    level = ((rel[:, :, 0:1] + rel[:, :, 1:2]) + rel[:, :, 2:3]) / 3
     dark = np.clip(1.0 - level[:, :, 0], 0.0, 1.0)  # (N, P)
     weights = masks * (dark * dark)[:, None, :]
     weights /= np.maximum(weights.sum(axis=2, keepdims=True), 1e-6)
@@ -207,8 +232,7 @@ def _colour_cells(halves: Image, count: int) -> Vector:
     h = halves.shape[0] // count
     m = 3
     inner = np.ascontiguousarray(halves.reshape(count, h, -1, 3)[:, m:-m, m:-m])
-    median = np.median(inner[:, ::2, ::2].reshape(count, -1, 3).astype(np.float32),
-                       axis=1) + 4.0
+    median = _median(inner[:, ::2, ::2].reshape(count, -1, 3)) + 4.0
     small = cv2.resize(inner.reshape(-1, inner.shape[2], 3), (_CELLS[0], _CELLS[1] * count),
                        interpolation=cv2.INTER_AREA).astype(np.float32)
     cells = np.log((small.reshape(count, -1, 3) + 4.0) / median[:, None, :])
@@ -417,11 +441,16 @@ class Recogniser:
         enrolled deck's: the room's white balance and brightness undone, card by card."""
         f = stack.reshape(count, -1, stack.shape[1], 3)
         some = f[:, 3:-3:3, 3:-3:3].reshape(count, -1, 3)
-        k = int(0.9 * (some.shape[1] - 1))
-        paper = np.partition(some, k, axis=1)[:, k].astype(np.float32) + 1.0
+        paper = _kth(some, int(0.9 * (some.shape[1] - 1))) + 1.0
         gain = np.clip(self._paper[None, :] / paper, 0.5, 4.0)
-        out = f.astype(np.float32) * gain[:, None, None, :]
-        return np.asarray(np.clip(out, 0, 255), np.uint8).reshape(stack.shape)
+        if f.dtype != np.uint8:
+            out = f.astype(np.float32) * gain[:, None, None, :]
+            return np.asarray(np.clip(out, 0, 255), np.uint8).reshape(stack.shape)
+        # The same scaling of each card's 256 levels per channel, worked out once and looked up.
+        levels = np.arange(256, dtype=np.float32)[None, :, None]
+        tables = np.clip(levels * gain[:, None, :], 0, 255).astype(np.uint8)  # (count, 256, 3)
+        return np.vstack([cv2.LUT(f[i], tables[i][:, None, :]) for i in range(count)]).reshape(
+            stack.shape)
 
     def _joker_check(self, card: Image, face_scores: Vector, best_joker: float
                      ) -> Recognition | None:
