@@ -177,16 +177,20 @@ _GRID_S, _GRID_T = (g.ravel()[None, :, None] for g in np.meshgrid(
 _ALONG = np.linspace(0.1, 0.9, 10)[None, :, None]
 
 
-def _samples(rects: Vector, aspect: float) -> tuple[Vector, Vector]:
-    """Interior points (7 x 9 grid) and side points (10 per side) of plane rectangles
-    (K, 4, 2): arrays (K, 63, 2) and (K, 40, 2)."""
+def _inner_points(rects: Vector) -> Vector:
+    """Interior points (7 x 9 grid) of plane rectangles (K, 4, 2): (K, 63, 2)."""
+    o = rects[:, 0:1]
+    return np.asarray(o + _GRID_S * (rects[:, 1:2] - o) + _GRID_T * (rects[:, 3:4] - o))
+
+
+def _side_points(rects: Vector) -> Vector:
+    """Side points (10 per side, the sides in turn) of plane rectangles (K, 4, 2):
+    (K, 40, 2)."""
     o = rects[:, 0:1]
     u = rects[:, 1:2] - o
     v = rects[:, 3:4] - o
-    inner = o + _GRID_S * u + _GRID_T * v
     k = _ALONG
-    sides = np.concatenate([o + k * u, o + u + k * v, o + v + k * u, o + k * v], axis=1)
-    return inner, sides
+    return np.concatenate([o + k * u, o + u + k * v, o + v + k * u, o + k * v], axis=1)
 
 
 def _look_up(mask: Image, pts: Vector) -> Vector:
@@ -232,14 +236,16 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]
     chosen: list[_Peeled] = []
     # Outline simplification: a few percent of a card, and no finer than the pixels allow.
     eps = max(0.04, 2.0 / math.sqrt(card_px / aspect))
-    # Possible cards met so far, with what does not change as cards are taken: whether each
-    # lies within the blob and has its sides borne out. Only how much of each is still
-    # unexplained is worked out again after each card taken.
-    pool_rects = np.zeros((0, 4, 2))
+    # Possible cards met so far (``met``), and of them the ones not yet taken that could be
+    # cards: they lie within the blob and have their sides borne out, which does not change
+    # as cards are taken. Only how much of each is still unexplained is worked out again
+    # after each card taken. (A possible card that could not be one is only remembered, so
+    # that meeting its corner again costs nothing.)
+    met = _NO_RECTS
+    pool_rects = _NO_RECTS
     pool_inner = np.zeros((0, 63, 2))
     pool_sides = np.zeros((0, 40, 2))
     pool_on = np.zeros((0, 40), bool)
-    pool_ok = np.zeros(0, bool)
     pool_borne = np.zeros(0)
     for _ in range(limit):
         residual = cv2.bitwise_and(blob.mask, 1 - covered)
@@ -253,36 +259,42 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]
             poly = cv2.approxPolyDP(p.astype(np.float32).reshape(-1, 1, 2), eps, True)
             hyps.append(_corner_hypotheses(poly.reshape(-1, 2).astype(np.float64), aspect))
         rects = np.concatenate(hyps) if hyps else _NO_RECTS
+        if len(rects) and len(met):  # corners already met (the rest of the outline is unchanged)
+            d = np.abs(rects[:, None, 0] - met[None, :, 0]).max(axis=2)
+            e = np.abs(rects[:, None, 2] - met[None, :, 2]).max(axis=2)
+            rects = rects[~((d < 0.02) & (e < 0.02)).any(axis=1)]
         if len(rects):
-            if len(pool_rects):  # corners already met (the rest of the outline is unchanged)
-                d = np.abs(rects[:, None, 0] - pool_rects[None, :, 0]).max(axis=2)
-                e = np.abs(rects[:, None, 2] - pool_rects[None, :, 2]).max(axis=2)
-                rects = rects[~((d < 0.02) & (e < 0.02)).any(axis=1)]
-            if len(rects):
-                inner, sides = _samples(rects, aspect)
-                inner_px = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
-                side_px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
-                inside = _look_up(blob.mask, inner_px).mean(axis=1)
+            met = np.concatenate([met, rects])
+            inner_px = _to(blob.from_plane, _inner_points(rects).reshape(-1, 2)).reshape(
+                len(rects), -1, 2)
+            within = _look_up(blob.mask, inner_px).mean(axis=1) >= 0.88
+            if within.any():
+                rects, inner_px = rects[within], inner_px[within]
+                side_px = _to(blob.from_plane, _side_points(rects).reshape(-1, 2)).reshape(
+                    len(rects), -1, 2)
                 on = _look_up(blob.band, side_px) | _along_edge(blob, side_px)
                 borne = on.mean(axis=1)
-                pool_rects = np.concatenate([pool_rects, rects])
-                pool_inner = np.concatenate([pool_inner, inner_px])
-                pool_sides = np.concatenate([pool_sides, side_px])
-                pool_on = np.concatenate([pool_on, on])
-                pool_ok = np.concatenate([pool_ok, (inside >= 0.88) & (borne >= 0.5)])
-                pool_borne = np.concatenate([pool_borne, borne])
-        if not pool_ok.any():
+                ok = borne >= 0.5
+                pool_rects = np.concatenate([pool_rects, rects[ok]])
+                pool_inner = np.concatenate([pool_inner, inner_px[ok]])
+                pool_sides = np.concatenate([pool_sides, side_px[ok]])
+                pool_on = np.concatenate([pool_on, on[ok]])
+                pool_borne = np.concatenate([pool_borne, borne[ok]])
+        if not len(pool_rects):
             break
         new = _look_up(residual, pool_inner).mean(axis=1)
         value = new * pool_borne
-        value[~pool_ok | (new < _MIN_NEW)] = -1
+        value[new < _MIN_NEW] = -1
         best = int(np.argmax(value))
         if value[best] <= 0:
             break
         rect = pool_rects[best]
-        pool_ok[best] = False
         chosen.append(_Peeled(rect, float(pool_borne[best]), pool_sides[best], pool_on[best],
                               pool_inner[best]))
+        rest = np.arange(len(pool_rects)) != best
+        pool_rects, pool_inner, pool_sides, pool_on, pool_borne = (
+            pool_rects[rest], pool_inner[rest], pool_sides[rest], pool_on[rest],
+            pool_borne[rest])
         quad = _to(blob.from_plane, rect)
         cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
