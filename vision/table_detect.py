@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 import cv2
 import numpy as np
@@ -119,57 +120,71 @@ class _Peeled:
 def _corner_hypotheses(poly: Vector, aspect: float) -> Vector:
     """Card rectangles (plane, (K, 4, 2)) anchored at each square corner of ``poly``. A corner
     is where two long sides meet (the short sides between them, a rounded card corner cut into
-    a chamfer or two, are skipped): the two sides' lines meet at the card's true corner."""
+    a chamfer or two, are skipped): the two sides' lines meet at the card's true corner.
+
+    The outline has a handful of sides: they are gone through as Python floats (cheaper than
+    tiny arrays; the same arithmetic), the lengths left to NumPy's ``hypot``."""
     n = len(poly)
     if n < 3:
         return _NO_RECTS
-    starts = poly
     ends = np.concatenate([poly[1:], poly[:1]])
     area2 = float(np.sum(poly[:, 0] * ends[:, 1] - ends[:, 0] * poly[:, 1]))
     orient = 1.0 if area2 > 0 else -1.0
-    lengths = np.hypot(*(ends - starts).T)
-    k = np.flatnonzero(lengths >= 0.14)
-    if len(k) < 2:
+    seg = ends - poly
+    lengths = np.hypot(seg[:, 0], seg[:, 1]).tolist()
+    long_sides = [i for i, length in enumerate(lengths) if length >= 0.14]
+    if len(long_sides) < 2:
         return _NO_RECTS
-    m = np.concatenate([k[1:], k[:1]])
-    # The length of the short sides between long side k and the next long side m.
-    c = np.concatenate([[0.0], np.cumsum(np.concatenate([lengths, lengths]))])
-    m_ahead = np.where(m > k, m, m + n)
-    between = c[m_ahead] - c[k + 1]
-    a_dir = (starts[k] - ends[k]) / lengths[k][:, None]  # back along the side before
-    b_dir = (ends[m] - starts[m]) / lengths[m][:, None]  # forward along the side after
-    ax, ay, bx, by = a_dir[:, 0], a_dir[:, 1], b_dir[:, 0], b_dir[:, 1]
-    cos = ax * bx + ay * by
-    convex = orient * (bx * ay - by * ax) > 0
-    # Where the two sides' lines meet (from the end of side k back along it, r = -a_dir).
-    p, q = ends[k], starts[m]
-    den = (-ax) * by - (-ay) * bx
-    safe = np.where(np.abs(den) < 1e-6, 1.0, den)
-    u = ((q[:, 0] - p[:, 0]) * by - (q[:, 1] - p[:, 1]) * bx) / safe
-    corner = p + u[:, None] * -a_dir
-    near = np.hypot(*(corner - p).T) <= 0.2
-    ok = (between <= 0.25) & (np.abs(cos) <= 0.3) & convex & (np.abs(den) >= 1e-6) & near
-    if not ok.any():
+    starts, stops = poly.tolist(), ends.tolist()
+    # Running lengths round the outline twice: the short sides between two long ones.
+    run = list(accumulate(lengths + lengths, initial=0.0))
+    # Per corner: the direction back along the side before it (a) and forward along the side
+    # after it (b), where their lines meet, and how far that is from the side's end (x, y).
+    found: list[tuple[float, ...]] = []
+    for j, k in enumerate(long_sides):
+        m = long_sides[(j + 1) % len(long_sides)]
+        between = run[m if m > k else m + n] - run[k + 1]
+        if between > 0.25:
+            continue
+        (sx, sy), (ex, ey) = starts[k], stops[k]
+        ax, ay = (sx - ex) / lengths[k], (sy - ey) / lengths[k]
+        (tx, ty), (fx, fy) = starts[m], stops[m]
+        bx, by = (fx - tx) / lengths[m], (fy - ty) / lengths[m]
+        cos = ax * bx + ay * by
+        den = (-ax) * by - (-ay) * bx
+        if abs(cos) > 0.3 or not orient * (bx * ay - by * ax) > 0 or abs(den) < 1e-6:
+            continue
+        u = ((tx - ex) * by - (ty - ey) * bx) / den
+        cx, cy = ex + u * -ax, ey + u * -ay
+        found.append((ax, ay, bx, by, cx, cy, cx - ex, cy - ey))
+    if not found:
         return _NO_RECTS
-    a_dir, b_dir, corner = a_dir[ok], b_dir[ok], corner[ok]
-    # Make the two directions exactly square, splitting the difference.
-    bis = a_dir + b_dir
-    bis /= np.maximum(np.hypot(*bis.T), 1e-9)[:, None]
-    perp = bis[:, ::-1] * _TURN
-    sign = np.where(perp[:, 0] * a_dir[:, 0] + perp[:, 1] * a_dir[:, 1] > 0, 1.0, -1.0)[:, None]
-    da = (bis + sign * perp) / math.sqrt(2)
-    db = (bis - sign * perp) / math.sqrt(2)
-    out = np.empty((2, len(corner), 4, 2))
-    for j, (wa, wb) in enumerate(((aspect, 1.0), (1.0, aspect))):
-        out[j, :, 0] = corner
-        out[j, :, 1] = corner + da * wa
-        out[j, :, 2] = corner + da * wa + db * wb
-        out[j, :, 3] = corner + db * wb
-    return out.reshape(-1, 4, 2)
+    f = np.array(found)
+    # The corner near the side's end; then the two directions made exactly square, splitting
+    # the difference (along their bisector).
+    near = np.hypot(f[:, 6], f[:, 7]) <= 0.2
+    if not near.any():
+        return _NO_RECTS
+    f = f[near]
+    bis_x, bis_y = f[:, 0] + f[:, 2], f[:, 1] + f[:, 3]
+    norm = np.maximum(np.hypot(bis_x, bis_y), 1e-9)
+    out: list[tuple[tuple[float, float], ...]] = []
+    root2 = math.sqrt(2)
+    rows = [(ax, ay, cx, cy, x / s, y / s) for (ax, ay, _, _, cx, cy, _, _), x, y, s in
+            zip(f.tolist(), bis_x.tolist(), bis_y.tolist(), norm.tolist(), strict=True)]
+    for wa, wb in ((aspect, 1.0), (1.0, aspect)):
+        for ax, ay, cx, cy, hx, hy in rows:  # h: the bisector, p: a quarter turn from it
+            px, py = -hy, hx
+            sign = 1.0 if px * ax + py * ay > 0 else -1.0
+            dax, day = (hx + sign * px) / root2, (hy + sign * py) / root2
+            dbx, dby = (hx - sign * px) / root2, (hy - sign * py) / root2
+            out.append(((cx, cy), (cx + dax * wa, cy + day * wa),
+                        (cx + dax * wa + dbx * wb, cy + day * wa + dby * wb),
+                        (cx + dbx * wb, cy + dby * wb)))
+    return np.array(out, np.float64)
 
 
 _NO_RECTS = np.zeros((0, 4, 2))
-_TURN = np.array([-1.0, 1.0])  # (x, y) reversed and times this: a quarter turn
 
 
 _GRID_S, _GRID_T = (g.ravel()[None, :, None] for g in np.meshgrid(
