@@ -56,10 +56,16 @@ def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
     # along it have a clear edge, else as it was.
     good = strength > 18
     lines = np.concatenate([a, t], axis=2).astype(np.float64)  # (K, 4, 4): x, y, dx, dy
-    for k, side in zip(*np.nonzero(good.sum(axis=2) >= 6), strict=True):
-        vx, vy, x0, y0 = cv2.fitLine(snapped[k, side][good[k, side]].astype(np.float32),
-                                     cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines[k, side] = (x0, y0, vx, vy)
+    counts = good.sum(axis=2).ravel()
+    fit = np.flatnonzero(counts >= 6)
+    if len(fit):
+        # Every side's clear points in one array, side after side: each side's are a slice.
+        chosen = np.ascontiguousarray(snapped[good], np.float32)
+        ends = np.cumsum(counts).tolist()
+        sizes = counts.tolist()
+        found = np.array([cv2.fitLine(chosen[ends[i] - sizes[i]:ends[i]], cv2.DIST_HUBER, 0,
+                                      0.01, 0.01).ravel() for i in fit.tolist()], np.float64)
+        lines.reshape(-1, 4)[fit] = found[:, [2, 3, 0, 1]]  # (vx, vy, x0, y0) to (x, y, dx, dy)
     # Corner i is where side i-1 meets side i.
     px, py, dx, dy = np.moveaxis(lines, 2, 0)
     qx, qy, ex, ey = np.moveaxis(np.roll(lines, 1, axis=1), 2, 0)

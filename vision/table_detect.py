@@ -251,17 +251,18 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]
     chosen: list[_Peeled] = []
     # Outline simplification: a few percent of a card, and no finer than the pixels allow.
     eps = max(0.04, 2.0 / math.sqrt(card_px / aspect))
-    # Possible cards met so far (``met``), and of them the ones not yet taken that could be
-    # cards: they lie within the blob and have their sides borne out, which does not change
-    # as cards are taken. Only how much of each is still unexplained is worked out again
-    # after each card taken. (A possible card that could not be one is only remembered, so
-    # that meeting its corner again costs nothing.)
+    # Possible cards met so far (``met``), and of them the pool of those that could be cards:
+    # they lie within the blob and have their sides borne out, which does not change as cards
+    # are taken (``pool_free``: not taken yet). Only how much of each is still unexplained is
+    # worked out again after each card taken. (A possible card that could not be one is only
+    # remembered, so that meeting its corner again costs nothing.)
     met = _NO_RECTS
     pool_rects = _NO_RECTS
     pool_inner = np.zeros((0, 63, 2))
     pool_sides = np.zeros((0, 40, 2))
     pool_on = np.zeros((0, 40), bool)
     pool_borne = np.zeros(0)
+    pool_free = np.zeros(0, bool)  # not taken yet
     for _ in range(limit):
         residual = cv2.bitwise_and(blob.mask, 1 - covered)
         residual = cv2.morphologyEx(residual, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -295,21 +296,19 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]
                 pool_sides = np.concatenate([pool_sides, side_px[ok]])
                 pool_on = np.concatenate([pool_on, on[ok]])
                 pool_borne = np.concatenate([pool_borne, borne[ok]])
-        if not len(pool_rects):
+                pool_free = np.concatenate([pool_free, ok[ok]])
+        if not pool_free.any():
             break
         new = _look_up(residual, pool_inner).mean(axis=1)
         value = new * pool_borne
-        value[new < _MIN_NEW] = -1
+        value[~pool_free | (new < _MIN_NEW)] = -1
         best = int(np.argmax(value))
         if value[best] <= 0:
             break
         rect = pool_rects[best]
         chosen.append(_Peeled(rect, float(pool_borne[best]), pool_sides[best], pool_on[best],
                               pool_inner[best]))
-        rest = np.arange(len(pool_rects)) != best
-        pool_rects, pool_inner, pool_sides, pool_on, pool_borne = (
-            pool_rects[rest], pool_inner[rest], pool_sides[rest], pool_on[rest],
-            pool_borne[rest])
+        pool_free[best] = False
         quad = _to(blob.from_plane, rect)
         cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
