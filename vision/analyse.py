@@ -17,7 +17,7 @@ import numpy as np
 from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, check_frame, detect_cards
 from vision.empty_table import SCALE, EmptyTable
-from vision.layout import TableLayout
+from vision.layout import TableLayout, zone_finder
 from vision.recognise import Labelled, Recogniser, hidden_mask
 from vision.table_detect import detect_on_table
 from vision.templates import JOKER, warp_cards
@@ -175,6 +175,7 @@ class FrameAnalyser:
         self._memory: list[_Memory] = []
         self.table = table
         self._zone_masks: list[tuple[str, Image]] | None = None
+        self._zone_at = zone_finder(layout.zones) if layout is not None else None
 
     def _recall(self, quad: Vector, look: Vector) -> _Memory | None:
         for m in self._memory:
@@ -185,7 +186,7 @@ class FrameAnalyser:
 
     def _zone_of(self, quad: Vector) -> str | None:
         cx, cy = (float(v) for v in np.asarray(quad).mean(axis=0))
-        return self.layout.zone_at(cx, cy) if self.layout is not None else None
+        return self._zone_at(cx, cy) if self._zone_at is not None else None
 
     def analyse(self, frame: Image) -> list[SeenCard]:
         """Every card of ``frame`` (:meth:`view` without the occlusion)."""

@@ -350,6 +350,8 @@ def _in_view(blob: _Blob, cards: list[_Peeled]) -> tuple[list[_Peeled], Image]:
 def _pieces(left: Image, blob: _Blob) -> list[tuple[Image, list[Contour], float]]:
     """The parts of a blob no card explains (``left``, local half-resolution mask), each with
     its outlines and its area in the table plane (card heights squared); specks left out."""
+    if cv2.countNonZero(left) < 20:  # specks at most (most blobs: every card explained)
+        return []
     n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
     out: list[tuple[Image, list[Contour], float]] = []
     for label in range(1, n):
@@ -470,7 +472,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         gx, gy = grad_x[y0:y1, x0:x1], grad_y[y0:y1, x0:x1]
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
         blob = _Blob(x0, y0, local, band, gx, gy, to_plane_small @ shift,
-                     np.linalg.inv(shift) @ from_plane_small)
+                     _unshift(x0, y0) @ from_plane_small)
         limit = max(int(area / aspect * 1.6) + 2, 3)
         rects, left = _peel(blob, aspect, min(limit, 14))
         if len(rects) > 1:
@@ -558,6 +560,11 @@ def _row(outline: Vector, area: float, hull: float, aspect: float, slack: float
                                  a + across * short]))
         return out
     return None
+
+
+def _unshift(x0: int, y0: int) -> Vector:
+    """The inverse of the move by (x0, y0) (whole pixels: exactly)."""
+    return np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
 
 
 def _single(contour: Contour, scale: int) -> Quad:
