@@ -721,7 +721,8 @@ class Recogniser:
 
     def classify_many(self, frame: Image, quads: list[Vector],
                       hidden: Sequence[Image | None] | None = None,
-                      covered: Sequence[Image | None] | None = None) -> list[Recognition]:
+                      covered: Sequence[Image | None] | None = None, *,
+                      halves: Image | None = None) -> list[Recognition]:
         """Classify the cards whose corners (ordered, frame pixels) are ``quads``.
 
         ``hidden``: for each card, None or the part of it something lies over
@@ -731,12 +732,18 @@ class Recogniser:
         a protector) lies over: hidden from the face-or-back decision too (a card's part under
         another card is not: an inferred outline over it may be a few pixels off).
         Face or back is decided first on a half-size straightening (a quarter of the pixels);
-        only faces are straightened at full size to read their index."""
+        only faces are straightened at full size to read their index. ``halves``: that
+        straightening if the caller has it already (:func:`vision.templates.warp_cards` of
+        ``frame`` and ``quads`` at half of :data:`CANON`), else it is made here."""
         if not quads:
             return []
         half = (CANON[0] // 2, CANON[1] // 2)
-        backs, evidence, back_scores = self._backs(warp_cards(frame, quads, half), len(quads),
-                                                   covered)
+        if halves is None:
+            halves = warp_cards(frame, quads, half)
+        elif halves.shape != (len(quads) * half[1], half[0], 3):
+            raise ValueError(f"halves of shape {halves.shape} are not {len(quads)} cards "
+                             f"of {half[0]}x{half[1]}")
+        backs, evidence, back_scores = self._backs(halves, len(quads), covered)
         out: list[Recognition | None] = [None] * len(quads)
         faces: list[int] = []
         for i in range(len(quads)):
