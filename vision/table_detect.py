@@ -97,7 +97,7 @@ class _Blob:
     y0: int
     mask: Image  # uint8 0/1
     band: Image  # the outline, a pixel or two wide (bool)
-    gx: Image  # the picture's gradient (float32), x and y
+    gx: Image  # the picture's gradient (float32, contiguous), x and y
     gy: Image
     to_plane: Vector  # local half-resolution pixels -> plane
     from_plane: Vector
@@ -127,15 +127,18 @@ def _corner_hypotheses(poly: Vector, aspect: float) -> Vector:
     n = len(poly)
     if n < 3:
         return _NO_RECTS
-    ends = np.concatenate([poly[1:], poly[:1]])
-    area2 = float(np.sum(poly[:, 0] * ends[:, 1] - ends[:, 0] * poly[:, 1]))
+    starts = poly.tolist()
+    stops = starts[1:] + starts[:1]
+    area2 = 0.0  # twice the signed area: which way round the outline runs
+    for (x0, y0), (x1, y1) in zip(starts, stops, strict=True):
+        area2 += x0 * y1 - x1 * y0
     orient = 1.0 if area2 > 0 else -1.0
-    seg = ends - poly
-    lengths = np.hypot(seg[:, 0], seg[:, 1]).tolist()
+    lengths: list[float] = np.hypot([e[0] - s[0] for s, e in zip(starts, stops, strict=True)],
+                                    [e[1] - s[1] for s, e in zip(starts, stops, strict=True)]
+                                    ).tolist()
     long_sides = [i for i, length in enumerate(lengths) if length >= 0.14]
     if len(long_sides) < 2:
         return _NO_RECTS
-    starts, stops = poly.tolist(), ends.tolist()
     # Running lengths round the outline twice: the short sides between two long ones.
     run = list(accumulate(lengths + lengths, initial=0.0))
     # Per corner: the direction back along the side before it (a) and forward along the side
@@ -159,21 +162,22 @@ def _corner_hypotheses(poly: Vector, aspect: float) -> Vector:
         found.append((ax, ay, bx, by, cx, cy, cx - ex, cy - ey))
     if not found:
         return _NO_RECTS
-    f = np.array(found)
     # The corner near the side's end; then the two directions made exactly square, splitting
-    # the difference (along their bisector).
-    near = np.hypot(f[:, 6], f[:, 7]) <= 0.2
-    if not near.any():
+    # the difference (along their bisector h; p is a quarter turn from it).
+    near = np.hypot([f[6] for f in found], [f[7] for f in found]).tolist()
+    found = [f for f, d in zip(found, near, strict=True) if d <= 0.2]
+    if not found:
         return _NO_RECTS
-    f = f[near]
-    bis_x, bis_y = f[:, 0] + f[:, 2], f[:, 1] + f[:, 3]
-    norm = np.maximum(np.hypot(bis_x, bis_y), 1e-9)
-    out: list[tuple[tuple[float, float], ...]] = []
+    sums = [(f[0] + f[2], f[1] + f[3]) for f in found]
+    norms = np.hypot([x for x, _ in sums], [y for _, y in sums]).tolist()
     root2 = math.sqrt(2)
-    rows = [(ax, ay, cx, cy, x / s, y / s) for (ax, ay, _, _, cx, cy, _, _), x, y, s in
-            zip(f.tolist(), bis_x.tolist(), bis_y.tolist(), norm.tolist(), strict=True)]
+    rows = []
+    for (ax, ay, _, _, cx, cy, _, _), (x, y), size in zip(found, sums, norms, strict=True):
+        size = max(size, 1e-9)
+        rows.append((ax, ay, cx, cy, x / size, y / size))
+    out: list[tuple[tuple[float, float], ...]] = []
     for wa, wb in ((aspect, 1.0), (1.0, aspect)):
-        for ax, ay, cx, cy, hx, hy in rows:  # h: the bisector, p: a quarter turn from it
+        for ax, ay, cx, cy, hx, hy in rows:
             px, py = -hy, hx
             sign = 1.0 if px * ax + py * ay > 0 else -1.0
             dax, day = (hx + sign * px) / root2, (hy + sign * py) / root2
@@ -227,16 +231,18 @@ def _along_edge(blob: _Blob, sides: Vector) -> Vector:
     that runs along that side: the brightness changes across the side, not along it (the edge
     of a card lying on another; a back's own pattern runs every way and does not count)."""
     d = sides[:, 9::10] - sides[:, 0::10]  # (K, 4, 2): each side's direction
-    d /= np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-9)
-    t = np.repeat(d, 10, axis=1)  # (K, 40, 2): each point's side direction
+    dx, dy = d[..., 0], d[..., 1]
+    size = np.maximum(np.sqrt(dx * dx + dy * dy), 1e-9)
+    tx = np.repeat(dx / size, 10, axis=1)  # (K, 40): each point's side direction
+    ty = np.repeat(dy / size, 10, axis=1)
     h, w = blob.gx.shape
-    tx, ty = t[..., 0], t[..., 1]
     nx, ny = -ty, tx
     # At the point or a pixel to either side across the side (the edge may fall between):
     # the three steps at once, on a leading axis.
-    xx = np.clip(np.round(sides[..., 0] + _STEPS * nx).astype(np.int64), 0, w - 1)
-    yy = np.clip(np.round(sides[..., 1] + _STEPS * ny).astype(np.int64), 0, h - 1)
-    gx, gy = blob.gx[yy, xx], blob.gy[yy, xx]
+    xx = np.clip(np.rint(sides[..., 0] + _STEPS * nx).astype(np.int64), 0, w - 1)
+    yy = np.clip(np.rint(sides[..., 1] + _STEPS * ny).astype(np.int64), 0, h - 1)
+    at = yy * w + xx
+    gx, gy = np.take(blob.gx.ravel(), at), np.take(blob.gy.ravel(), at)
     along = np.abs(gx * tx + gy * ty)
     across = np.abs(gx * nx + gy * ny)
     return np.asarray(((across > 48) & (across > 1.8 * along)).any(axis=0))
@@ -469,7 +475,9 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             band[:, -3:] = False
         if y1 == hs:
             band[-3:, :] = False
-        gx, gy = grad_x[y0:y1, x0:x1], grad_y[y0:y1, x0:x1]
+        # The window's gradients, contiguous (looked up at many points).
+        gx = np.ascontiguousarray(grad_x[y0:y1, x0:x1])
+        gy = np.ascontiguousarray(grad_y[y0:y1, x0:x1])
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
         blob = _Blob(x0, y0, local, band, gx, gy, to_plane_small @ shift,
                      _unshift(x0, y0) @ from_plane_small)
