@@ -40,16 +40,18 @@ def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
     flip = np.sum((mid - centre) * normal, axis=2, keepdims=True) < 0
     normal = np.where(flip, -normal, normal)  # outward
     pts = a[:, :, None, :] + _SNAP_T[None, None, :, None] * along[:, :, None, :]  # (K,4,14,2)
-    probe = (pts[..., None, :] + _SNAP_D[None, None, None, :, None]
-             * normal[:, :, None, None, :])  # (K, 4, 14, D, 2)
-    shape = probe.shape[:-1]
-    # One map row per side point (remap takes fewer than 32,767 rows: at most 585 cards).
-    flat = np.ascontiguousarray(probe.reshape(-1, len(_SNAP_D), 2))
-    values = np.asarray(cv2.remap(grey, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
+    # The probes across each side point, x and y apart (K, 4, 14, D): one map row per side
+    # point (remap takes fewer than 32,767 rows: at most 585 cards).
+    probe_x = pts[..., 0, None] + _SNAP_D * normal[:, :, None, None, 0]
+    probe_y = pts[..., 1, None] + _SNAP_D * normal[:, :, None, None, 1]
+    shape = probe_x.shape
+    values = np.asarray(cv2.remap(grey, probe_x.reshape(-1, len(_SNAP_D)),
+                                  probe_y.reshape(-1, len(_SNAP_D)), cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_REPLICATE), np.float32).reshape(shape)
     step = np.abs(values[..., 2:] - values[..., :-2])  # across the side, two half-steps
     best = np.argmax(step * _NEARBY, axis=-1)
-    strength = np.take_along_axis(step, best[..., None], axis=-1)[..., 0]
+    flat_step = step.reshape(-1, step.shape[-1])
+    strength = flat_step[np.arange(len(flat_step)), best.ravel()].reshape(best.shape)
     offset = _SNAP_D[1:-1][best]  # (K, 4, 14)
     snapped = pts + offset[..., None] * normal[:, :, None, :]
     # Each side as a line (a point on it and its direction): refitted where enough points

@@ -73,11 +73,10 @@ class EmptyTable:
         # are darker need the test.
         darker = cv2.compare(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY),
                              cv2.cvtColor(expected, cv2.COLOR_BGR2GRAY), cv2.CMP_LT)
-        where = cv2.findNonZero(cv2.bitwise_and(mask, darker))
-        if where is not None:
-            at = where[:, 0, 1].astype(np.int64) * small.shape[1] + where[:, 0, 0]
-            f = small.reshape(-1, 3)[at].astype(np.float32)
-            r = f / (expected.reshape(-1, 3)[at].astype(np.float32) + 4.0)
+        at = np.flatnonzero(cv2.bitwise_and(mask, darker))
+        if len(at):
+            f = np.take(small.reshape(-1, 3), at, axis=0).astype(np.float32)
+            r = f / (np.take(expected.reshape(-1, 3), at, axis=0).astype(np.float32) + 4.0)
             hi = np.maximum(np.maximum(r[:, 0], r[:, 1]), r[:, 2])
             lo = np.minimum(np.minimum(r[:, 0], r[:, 1]), r[:, 2])
             shadow = (hi < 0.95) & (lo > 0.5) & ((hi - lo) < 0.16)
