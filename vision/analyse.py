@@ -87,12 +87,20 @@ def _covers(quads: list[Vector], peeled: list[bool], on: list[list[Vector]]
     taken first, the cards under it come after (:func:`vision.table_detect.detect_on_table`)."""
     out: list[Image | None] = [None] * len(quads)
     outlines = [np.asarray(q, np.float32).reshape(-1, 1, 2) for q in quads]
+    # Two cards whose boxes do not overlap share no area: only the others are intersected.
+    boxes: list[tuple[float, float, float, float]] = [
+        (*o.min(axis=0)[0].tolist(), *o.max(axis=0)[0].tolist()) for o in outlines]
+
+    def apart(j: int, i: int) -> bool:
+        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = boxes[j], boxes[i]
+        return ax0 >= bx1 or bx0 >= ax1 or ay0 >= by1 or by0 >= ay1
+
     for i, quad in enumerate(quads):
         if not peeled[i]:
             continue
         area = abs(float(cv2.contourArea(outlines[i])))
-        above = [quads[j] for j in range(i) if peeled[j] and cv2.intersectConvexConvex(
-            outlines[j], outlines[i])[0] > 0.02 * area]
+        above = [quads[j] for j in range(i) if peeled[j] and not apart(j, i)
+                 and cv2.intersectConvexConvex(outlines[j], outlines[i])[0] > 0.02 * area]
         above += on[i]
         if above:
             out[i] = hidden_mask(quad, above)
