@@ -606,12 +606,12 @@ class Recogniser:
         # outer ring of each crop, where crops meet, is dropped.
         x0, y0, x1, y1 = self.box
         m = _SHIFT + 1
-        crops = []
-        for card in cards:
-            padded = cv2.copyMakeBorder(card, m, m, m, m, cv2.BORDER_REPLICATE)
-            for img in (padded, padded[::-1, ::-1]):
-                crops.append(img[y0:y1 + 2 * m, x0:x1 + 2 * m])
-        stacked = _prep(np.vstack(crops)).astype(np.float32)
+        # Every card's edge repeated m pixels out (as cv2.BORDER_REPLICATE), all at once; per
+        # card its corner upright, then the opposite corner turned, one above the other.
+        padded = np.pad(np.stack(cards), ((0, 0), (m, m), (m, m), (0, 0)), mode="edge")
+        crops = np.stack([padded[:, y0:y1 + 2 * m, x0:x1 + 2 * m],
+                          padded[:, ::-1, ::-1][:, y0:y1 + 2 * m, x0:x1 + 2 * m]], axis=1)
+        stacked = _prep(crops.reshape(-1, *crops.shape[3:])).astype(np.float32)
         ch, cw = y1 - y0 + 2 * m, x1 - x0 + 2 * m
         regions = stacked.reshape(count, 2, ch, cw, 3)[:, :, 1:-1, 1:-1]
         prepared = np.ascontiguousarray(regions[:, 0])
