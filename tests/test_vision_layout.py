@@ -8,7 +8,7 @@ import pytest
 
 from table_controller.vocabulary.zones import ALL_ZONES
 from vision.calibration import CalibrationError, load_config, zones_toml
-from vision.layout import default_layout, parse_zones, point_in_polygon
+from vision.layout import default_layout, parse_zones, point_in_polygon, zone_finder
 
 
 def _bbox(poly: tuple[tuple[float, float], ...]) -> tuple[float, float, float, float]:
@@ -36,6 +36,26 @@ def test_every_slot_lies_in_its_zone() -> None:
         assert zone in ALL_ZONES
         for slot in slots:
             assert layout.zone_at(slot.x, slot.y) == zone
+
+
+def test_zone_finder_names_the_first_zone_holding_the_point() -> None:
+    # A triangle whose extent across covers the point but which does not hold it, then two
+    # overlapping squares: the first that holds it wins; off every zone: None.
+    zones = {"seat1": ((0.0, 0.0), (10.0, 0.0), (0.0, 10.0)),
+             "board": ((4.0, 4.0), (12.0, 4.0), (12.0, 12.0), (4.0, 12.0)),
+             "muck": ((6.0, 6.0), (14.0, 6.0), (14.0, 14.0), (6.0, 14.0))}
+    at = zone_finder(parse_zones(zones))
+    assert at(2.0, 2.0) == "seat1"
+    assert at(8.0, 8.0) == "board"  # in muck too, but board comes first
+    assert at(13.0, 13.0) == "muck"
+    assert at(9.0, 9.0) == "board" and at(8.0, 1.0) == "seat1"
+    assert at(9.0, 3.0) is None  # within seat1's extent across, outside its triangle
+    assert at(20.0, 2.0) is None
+    layout = default_layout()
+    finder = zone_finder(layout.zones)
+    for zone, slots in layout.slots.items():
+        for slot in slots:
+            assert finder(slot.x, slot.y) == zone
 
 
 def test_seats_go_clockwise_from_the_dealers_left() -> None:

@@ -280,3 +280,26 @@ def test_reading_a_frame_in_one_batch_gives_each_card_s_own_reading(
     labels = [r.label for r in recogniser.classify_cards(faces)]
     assert labels == [recogniser.classify_warped(f).label for f in faces]
     assert recogniser.classify_many(frame, []) == []
+
+
+def test_reading_on_halves_already_straightened_is_the_same(
+        recogniser: Recogniser, deck_images: dict[str, np.ndarray]) -> None:
+    # The analyser straightens every card at half size once and hands that to the reading:
+    # the readings must be those the reading makes on its own, and halves of other cards
+    # are refused.
+    frame = synth.make_frame(deck_images, 704).image
+    quads = detect_cards(frame)
+    assert len(quads) >= 5
+    half = (CANON[0] // 2, CANON[1] // 2)
+    halves = warp_cards(frame, quads, half)
+    own = recogniser.classify_many(frame, quads)
+    given = recogniser.classify_many(frame, quads, halves=halves)
+    assert [(r.label, r.score, r.margin) for r in given] == [
+        (r.label, r.score, r.margin) for r in own]
+    # Face or back is told from the halves given, whatever the outlines given with them.
+    ups = [r.face_up for r in own]
+    assert ups != ups[1:] + ups[:1]  # faces and backs: turning the outlines changes them
+    swapped = recogniser.classify_many(frame, quads[1:] + quads[:1], halves=halves)
+    assert [r.face_up for r in swapped] == ups
+    with pytest.raises(ValueError, match="halves"):
+        recogniser.classify_many(frame, quads[:-1], halves=halves)

@@ -17,8 +17,8 @@ import numpy as np
 from vision.arrays import Image, Vector
 from vision.detect import DetectorConfig, check_frame, detect_cards
 from vision.empty_table import SCALE, EmptyTable
-from vision.layout import TableLayout
-from vision.recognise import Labelled, Recogniser, hidden_mask
+from vision.layout import TableLayout, zone_finder
+from vision.recognise import CANON, Labelled, Recogniser, hidden_mask
 from vision.table_detect import detect_on_table
 from vision.templates import BACK, JOKER, warp_cards
 
@@ -99,12 +99,20 @@ def _covers(quads: list[Vector], peeled: list[bool], on: list[list[Vector]]
     taken first, the cards under it come after (:func:`vision.table_detect.detect_on_table`)."""
     out: list[Image | None] = [None] * len(quads)
     outlines = [np.asarray(q, np.float32).reshape(-1, 1, 2) for q in quads]
+    # Two cards whose boxes do not overlap share no area: only the others are intersected.
+    boxes: list[tuple[float, float, float, float]] = [
+        (*o.min(axis=0)[0].tolist(), *o.max(axis=0)[0].tolist()) for o in outlines]
+
+    def apart(j: int, i: int) -> bool:
+        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = boxes[j], boxes[i]
+        return ax0 >= bx1 or bx0 >= ax1 or ay0 >= by1 or by0 >= ay1
+
     for i, quad in enumerate(quads):
         if not peeled[i]:
             continue
         area = abs(float(cv2.contourArea(outlines[i])))
-        above = [quads[j] for j in range(i) if peeled[j] and cv2.intersectConvexConvex(
-            outlines[j], outlines[i])[0] > 0.02 * area]
+        above = [quads[j] for j in range(i) if peeled[j] and not apart(j, i)
+                 and cv2.intersectConvexConvex(outlines[j], outlines[i])[0] > 0.02 * area]
         above += on[i]
         if above:
             out[i] = hidden_mask(quad, above)
@@ -125,18 +133,18 @@ def _props_on(quads: list[Vector], props: list[Vector]) -> list[list[Vector]]:
     return out
 
 
-def _textured(frame: Image, quads: list[Vector], peeled: list[bool]
-              ) -> tuple[list[Vector], list[bool]]:
-    """The cards found, less the peeled ones that are plain (a sleeve, an arm)."""
+def _textured(halves: Image, peeled: list[bool]) -> list[int]:
+    """Which of the cards found to keep: all but the peeled ones that are plain (a sleeve, an
+    arm). ``halves``: the cards straightened at half of :data:`vision.recognise.CANON`,
+    stacked."""
     which = [i for i, p in enumerate(peeled) if p]
     if not which:
-        return quads, peeled
-    grey = cv2.cvtColor(warp_cards(frame, [quads[i] for i in which], (36, 50)),
-                        cv2.COLOR_BGR2GRAY).reshape(len(which), -1).astype(np.float32)
+        return list(range(len(peeled)))
+    grey = cv2.cvtColor(halves.reshape(len(peeled), -1, halves.shape[1], 3)[which].reshape(
+        -1, halves.shape[1], 3), cv2.COLOR_BGR2GRAY).reshape(len(which), -1).astype(np.float32)
     plain = {i for i, spread, mean in zip(which, grey.std(axis=1), grey.mean(axis=1),
                                           strict=True) if spread < _PEELED_TEXTURE * (mean + 1)}
-    keep = [i for i in range(len(quads)) if i not in plain]
-    return [quads[i] for i in keep], [peeled[i] for i in keep]
+    return [i for i in range(len(peeled)) if i not in plain]
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +195,7 @@ class FrameAnalyser:
         self._memory: list[_Memory] = []
         self.table = table
         self._zone_masks: list[tuple[str, Image]] | None = None
+        self._zone_at = zone_finder(layout.zones) if layout is not None else None
 
     def _recall(self, quad: Vector, look: Vector) -> _Memory | None:
         for m in self._memory:
@@ -197,7 +206,7 @@ class FrameAnalyser:
 
     def _zone_of(self, quad: Vector) -> str | None:
         cx, cy = (float(v) for v in np.asarray(quad).mean(axis=0))
-        return self.layout.zone_at(cx, cy) if self.layout is not None else None
+        return self._zone_at(cx, cy) if self._zone_at is not None else None
 
     def analyse(self, frame: Image) -> list[SeenCard]:
         """Every card of ``frame`` (:meth:`view` without the occlusion)."""
@@ -232,13 +241,22 @@ class FrameAnalyser:
             found = detect_on_table(frame, self.table, aspect=self.recogniser.aspect,
                                     card_height=card_height,
                                     max_candidates=self.detector.max_candidates)
-            quads, peeled = _textured(frame, found.quads, found.peeled)
+            # Every card found straightened once at half size: for the test of the peeled ones
+            # below and for telling face from back.
+            half = (CANON[0] // 2, CANON[1] // 2)
+            straight = warp_cards(frame, found.quads, half).reshape(
+                len(found.quads), half[1], half[0], 3)
+            keep = _textured(straight.reshape(-1, half[0], 3), found.peeled)
+            quads = [found.quads[i] for i in keep]
+            peeled = [found.peeled[i] for i in keep]
+            halves: Image | None = straight[keep]
             occluded = self._occluded(found.occluders)
             props = found.props
         else:
             quads = detect_cards(frame, self.detector)
             peeled = [False] * len(quads)
             props = []
+            halves = None
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
         looks: list[Vector | None] = [None] * len(quads)
         if self.remember:
@@ -255,7 +273,8 @@ class FrameAnalyser:
         under = [bool(things) for things in on]
         chips = [hidden_mask(quads[i], on[i]) if on[i] else None for i in fresh]
         for i, rec in zip(fresh, self.recogniser.classify_many(
-                frame, [quads[i] for i in fresh], [hidden[i] for i in fresh], chips),
+                frame, [quads[i] for i in fresh], [hidden[i] for i in fresh], chips,
+                halves=None if halves is None else halves[fresh].reshape(-1, *halves.shape[2:])),
                 strict=True):
             readings[i] = (rec.label, rec.score, rec.margin)
         self.read_count += len(fresh)

@@ -124,15 +124,18 @@ def order_corners(points: Vector) -> Quad:
     first corner is nearest the image's top-left is chosen, so the answer is deterministic."""
     pts = np.asarray(points, np.float32).reshape(4, 2)
     xy = pts.tolist()  # four points: Python floats are cheaper than tiny arrays
-    cx = sum(p[0] for p in xy) / 4
-    cy = sum(p[1] for p in xy) / 4
+    (ax, ay), (bx, by), (ex, ey), (fx, fy) = xy
+    cx = (ax + bx + ex + fx) / 4
+    cy = (ay + by + ey + fy) / 4
     # Increasing angle, y down: clockwise.
-    order = sorted(range(4), key=lambda i: math.atan2(xy[i][1] - cy, xy[i][0] - cx))
+    angles = [math.atan2(y - cy, x - cx) for x, y in xy]
+    order = sorted(range(4), key=angles.__getitem__)
     p = [xy[i] for i in order]
     d01 = (p[1][0] - p[0][0]) ** 2 + (p[1][1] - p[0][1]) ** 2
     d12 = (p[2][0] - p[1][0]) ** 2 + (p[2][1] - p[1][1]) ** 2
     start = 1 if d01 > d12 else 0
-    if sum(p[(start + 2) % 4]) < sum(p[start]):
+    far, near = p[(start + 2) % 4], p[start]
+    if far[0] + far[1] < near[0] + near[1]:
         start += 2
     return pts[[order[(start + i) % 4] for i in range(4)]]
 

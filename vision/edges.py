@@ -40,40 +40,41 @@ def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
     flip = np.sum((mid - centre) * normal, axis=2, keepdims=True) < 0
     normal = np.where(flip, -normal, normal)  # outward
     pts = a[:, :, None, :] + _SNAP_T[None, None, :, None] * along[:, :, None, :]  # (K,4,14,2)
-    probe = (pts[..., None, :] + _SNAP_D[None, None, None, :, None]
-             * normal[:, :, None, None, :])  # (K, 4, 14, D, 2)
-    shape = probe.shape[:-1]
-    # One map row per side point (remap takes fewer than 32,767 rows: at most 585 cards).
-    flat = np.ascontiguousarray(probe.reshape(-1, len(_SNAP_D), 2))
-    values = np.asarray(cv2.remap(grey, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
+    # The probes across each side point, x and y apart (K, 4, 14, D): one map row per side
+    # point (remap takes fewer than 32,767 rows: at most 585 cards).
+    probe_x = pts[..., 0, None] + _SNAP_D * normal[:, :, None, None, 0]
+    probe_y = pts[..., 1, None] + _SNAP_D * normal[:, :, None, None, 1]
+    shape = probe_x.shape
+    values = np.asarray(cv2.remap(grey, probe_x.reshape(-1, len(_SNAP_D)),
+                                  probe_y.reshape(-1, len(_SNAP_D)), cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_REPLICATE), np.float32).reshape(shape)
     step = np.abs(values[..., 2:] - values[..., :-2])  # across the side, two half-steps
     best = np.argmax(step * _NEARBY, axis=-1)
-    strength = np.take_along_axis(step, best[..., None], axis=-1)[..., 0]
+    flat_step = step.reshape(-1, step.shape[-1])
+    strength = flat_step[np.arange(len(flat_step)), best.ravel()].reshape(best.shape)
     offset = _SNAP_D[1:-1][best]  # (K, 4, 14)
     snapped = pts + offset[..., None] * normal[:, :, None, :]
-    out: list[Quad] = []
-    for k in range(len(quads)):
-        lines = []
-        for side in range(4):
-            good = strength[k, side] > 18
-            if int(good.sum()) >= 6:
-                vx, vy, x0, y0 = cv2.fitLine(snapped[k, side][good].astype(np.float32),
-                                             cv2.DIST_HUBER, 0, 0.01, 0.01).ravel().tolist()
-                lines.append((x0, y0, vx, vy))
-            else:
-                lines.append((float(a[k, side, 0]), float(a[k, side, 1]),
-                              float(t[k, side, 0]), float(t[k, side, 1])))
-        corners = []
-        for i in range(4):
-            px, py, dx, dy = lines[i]
-            qx, qy, ex, ey = lines[i - 1]
-            den = ex * dy - ey * dx
-            if abs(den) < 1e-3:
-                corners.append(q[k, i])
-                continue
-            u = ((px - qx) * dy - (py - qy) * dx) / den
-            corners.append(np.array([qx + u * ex, qy + u * ey], np.float32))
-        new = np.array(corners, np.float32)
-        out.append(new if float(np.abs(new - q[k]).max()) <= 8 else np.asarray(quads[k]))
-    return out
+    # Each side as a line (a point on it and its direction): refitted where enough points
+    # along it have a clear edge, else as it was.
+    good = strength > 18
+    lines = np.concatenate([a, t], axis=2).astype(np.float64)  # (K, 4, 4): x, y, dx, dy
+    counts = good.sum(axis=2).ravel()
+    fit = np.flatnonzero(counts >= 6)
+    if len(fit):
+        # Every side's clear points in one array, side after side: each side's are a slice.
+        chosen = np.ascontiguousarray(snapped[good], np.float32)
+        ends = np.cumsum(counts).tolist()
+        sizes = counts.tolist()
+        found = np.array([cv2.fitLine(chosen[ends[i] - sizes[i]:ends[i]], cv2.DIST_HUBER, 0,
+                                      0.01, 0.01).ravel() for i in fit.tolist()], np.float64)
+        lines.reshape(-1, 4)[fit] = found[:, [2, 3, 0, 1]]  # (vx, vy, x0, y0) to (x, y, dx, dy)
+    # Corner i is where side i-1 meets side i.
+    px, py, dx, dy = np.moveaxis(lines, 2, 0)
+    qx, qy, ex, ey = np.moveaxis(np.roll(lines, 1, axis=1), 2, 0)
+    den = ex * dy - ey * dx
+    parallel = np.abs(den) < 1e-3
+    u = ((px - qx) * dy - (py - qy) * dx) / np.where(parallel, 1.0, den)
+    corners = np.stack([qx + u * ex, qy + u * ey], axis=2).astype(np.float32)
+    corners[parallel] = q[parallel]
+    moved = np.abs(corners - q).max(axis=(1, 2))
+    return [corners[k] if moved[k] <= 8 else np.asarray(quads[k]) for k in range(len(quads))]

@@ -55,28 +55,32 @@ class EmptyTable:
         frame at half resolution): cards, chips, hands."""
         bg = self.background
         sample = (slice(None, None, 7), slice(None, None, 7))
-        ratio = (small[sample].sum(axis=2, dtype=np.float32) + 1) / (
-            bg[sample].sum(axis=2) + 1)
+        # Channel by channel (numpy's reductions over a last axis of three are slow); the
+        # sums are of whole numbers, and the cloth's in the same order as a reduction's.
+        seen = small[sample].astype(np.float32)
+        cloth = bg[sample]
+        ratio = (seen[..., 0] + seen[..., 1] + seen[..., 2] + 1) / (
+            cloth[..., 0] + cloth[..., 1] + cloth[..., 2] + 1)
         gain = float(np.median(ratio))
         expected = cv2.convertScaleAbs(bg, alpha=gain)  # uint8: the cheap arithmetic
-        # Channel by channel (numpy's reductions over a last axis of three are slow).
         d0, d1, d2 = cv2.split(cv2.absdiff(small, expected))
         diff = cv2.max(cv2.max(d0, d1), d2)
         threshold = max(12.0, 4.5 * self.noise * max(gain, 0.3))
-        moved = diff > threshold
+        # 255 where the difference is above the threshold (whole grey levels: above its floor).
+        _, mask = cv2.threshold(diff, math.floor(threshold), 255, cv2.THRESH_BINARY)
         # A shadow darkens every channel by about the same factor, by at most half: cloth, not
         # a card (black ink on a grey cloth is darker still). Only the pixels that differ and
         # are darker need the test.
-        darker = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) < cv2.cvtColor(expected,
-                                                                        cv2.COLOR_BGR2GRAY)
-        ys, xs = np.nonzero(moved & darker)
-        if len(ys):
-            f = small[ys, xs].astype(np.float32)
-            r = f / (expected[ys, xs].astype(np.float32) + 4.0)
-            hi, lo = r.max(axis=1), r.min(axis=1)
+        darker = cv2.compare(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY),
+                             cv2.cvtColor(expected, cv2.COLOR_BGR2GRAY), cv2.CMP_LT)
+        at = np.flatnonzero(cv2.bitwise_and(mask, darker) > 0)  # (on booleans: fast)
+        if len(at):
+            f = np.take(small.reshape(-1, 3), at, axis=0).astype(np.float32)
+            r = f / (np.take(expected.reshape(-1, 3), at, axis=0).astype(np.float32) + 4.0)
+            hi = np.maximum(np.maximum(r[:, 0], r[:, 1]), r[:, 2])
+            lo = np.minimum(np.minimum(r[:, 0], r[:, 1]), r[:, 2])
             shadow = (hi < 0.95) & (lo > 0.5) & ((hi - lo) < 0.16)
-            moved[ys[shadow], xs[shadow]] = False
-        mask = moved.astype(np.uint8) * 255
+            mask.reshape(-1)[at[shadow]] = 0
         return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
                           np.uint8)
 

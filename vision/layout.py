@@ -14,7 +14,7 @@ Pure geometry: no OpenCV, no I/O. Installers replace the polygons with their own
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from table_controller.vocabulary.zones import BOARD, BURN, MUCK, check_zone, seat_zone
@@ -50,13 +50,7 @@ class TableLayout:
 
     def zone_at(self, x: float, y: float) -> str | None:
         """The zone whose polygon holds the point, or None (a card off every zone)."""
-        for name, polygon in self.zones.items():
-            xs = [p[0] for p in polygon]
-            if not min(xs) <= x <= max(xs):
-                continue
-            if point_in_polygon((x, y), polygon):
-                return name
-        return None
+        return zone_finder(self.zones)(x, y)
 
     def slot(self, zone: str, index: int) -> Slot:
         """Slot ``index`` of ``zone``; raises ValueError naming the zone if it has no such slot."""
@@ -74,6 +68,21 @@ class TableLayout:
             zones=parse_zones(zones),
             slots=self.slots,
         )
+
+
+def zone_finder(zones: Mapping[str, Sequence[Point]]) -> Callable[[float, float], str | None]:
+    """:meth:`TableLayout.zone_at` for many points: each zone's extent across is worked out
+    once. The zone whose polygon holds the point (the first, in the zones' order), or None."""
+    extents = [(name, min(p[0] for p in polygon), max(p[0] for p in polygon), polygon)
+               for name, polygon in zones.items()]
+
+    def zone_at(x: float, y: float) -> str | None:
+        for name, low, high, polygon in extents:
+            if low <= x <= high and point_in_polygon((x, y), polygon):
+                return name
+        return None
+
+    return zone_at
 
 
 def point_in_polygon(point: Point, polygon: Sequence[Point]) -> bool:

@@ -132,6 +132,30 @@ def _shrunk_units(grey: Image, count: int, size: tuple[int, int]) -> Vector:
     return _units(small.reshape(count, -1))
 
 
+def _by_channel(pixels: Image) -> Image:
+    """Each card's pixels (N, P, 3) channel by channel: (N, 3, P), each row contiguous (a
+    partition along a short last axis is slow)."""
+    return np.ascontiguousarray(np.asarray(pixels).transpose(0, 2, 1))
+
+
+def _kth(pixels: Image, k: int) -> Vector:
+    """The ``k``-th smallest value (from 0) of each card's pixels (N, P, 3), channel by
+    channel, as float32: (N, 3)."""
+    return np.partition(_by_channel(pixels), k, axis=2)[:, :, k].astype(np.float32)
+
+
+def _median(pixels: Image) -> Vector:
+    """:func:`numpy.median` of each card's pixels (N, P, 3) over P, channel by channel, as
+    float32 (for whole-number pixels, the same values): (N, 3)."""
+    n = pixels.shape[1]
+    mid = n // 2
+    if n % 2:
+        return _kth(pixels, mid)
+    both = np.partition(_by_channel(pixels), [mid - 1, mid], axis=2)[:, :, mid - 1:mid + 1]
+    b = both.astype(np.float32)
+    return np.asarray((b[:, :, 0] + b[:, :, 1]) / 2, np.float32)
+
+
 def _prep(card: Image) -> Image:
     return np.asarray(cv2.GaussianBlur(card, (3, 3), 0.8), np.uint8)
 
@@ -144,12 +168,12 @@ _INK_WEIGHT = 6.0
 def _relative(cards: Image) -> Vector:
     """Each pixel of a stack of cards (N, H, W, 3), every other row and column, as a
     fraction of its card's paper (the brightest tenth, channel by channel): (N, P, 3)."""
-    f = cards[:, ::2, ::2].astype(np.float32)
-    n = len(f)
-    some = f[:, 1:-1:2, 1:-1:2].reshape(n, -1, 3)
-    k = int(0.9 * (some.shape[1] - 1))
-    paper = np.partition(some, k, axis=1)[:, k] + 1.0  # (n, 3)
-    return np.asarray(f.reshape(n, -1, 3) / paper[:, None, :], np.float32)
+    grid = cards[:, ::2, ::2]
+    n = len(grid)
+    some = grid[:, 1:-1:2, 1:-1:2].reshape(n, -1, 3)
+    paper = _kth(some, int(0.9 * (some.shape[1] - 1))) + 1.0  # (n, 3)
+    return np.asarray(grid.reshape(n, -1, 3).astype(np.float32) / paper[:, None, :],
+                      np.float32)
 
 
 def _ink_mask(card: Image, index: Box) -> Vector:
@@ -181,7 +205,8 @@ def _ink_colours(rel: Vector, masks: Vector) -> Vector:
     channel a fraction of the card's paper, so a white balance or a dim room leaves red ink
     red and black ink black. Each pixel counts by its darkness: where blur or JPEG has mixed
     the ink with the paper, the paper's colour has bled into it. (N, K, 3)."""
-    level = rel.mean(axis=2, keepdims=True)
+    # The mean of the three channels, in the order of a reduction over them (which is slow).
+    level = ((rel[:, :, 0:1] + rel[:, :, 1:2]) + rel[:, :, 2:3]) / 3
     dark = np.clip(1.0 - level[:, :, 0], 0.0, 1.0)  # (N, P)
     weights = masks * (dark * dark)[:, None, :]
     weights /= np.maximum(weights.sum(axis=2, keepdims=True), 1e-6)
@@ -207,8 +232,7 @@ def _colour_cells(halves: Image, count: int) -> Vector:
     h = halves.shape[0] // count
     m = 3
     inner = np.ascontiguousarray(halves.reshape(count, h, -1, 3)[:, m:-m, m:-m])
-    median = np.median(inner[:, ::2, ::2].reshape(count, -1, 3).astype(np.float32),
-                       axis=1) + 4.0
+    median = _median(inner[:, ::2, ::2].reshape(count, -1, 3)) + 4.0
     small = cv2.resize(inner.reshape(-1, inner.shape[2], 3), (_CELLS[0], _CELLS[1] * count),
                        interpolation=cv2.INTER_AREA).astype(np.float32)
     cells = np.log((small.reshape(count, -1, 3) + 4.0) / median[:, None, :])
@@ -417,11 +441,16 @@ class Recogniser:
         enrolled deck's: the room's white balance and brightness undone, card by card."""
         f = stack.reshape(count, -1, stack.shape[1], 3)
         some = f[:, 3:-3:3, 3:-3:3].reshape(count, -1, 3)
-        k = int(0.9 * (some.shape[1] - 1))
-        paper = np.partition(some, k, axis=1)[:, k].astype(np.float32) + 1.0
+        paper = _kth(some, int(0.9 * (some.shape[1] - 1))) + 1.0
         gain = np.clip(self._paper[None, :] / paper, 0.5, 4.0)
-        out = f.astype(np.float32) * gain[:, None, None, :]
-        return np.asarray(np.clip(out, 0, 255), np.uint8).reshape(stack.shape)
+        if f.dtype != np.uint8:
+            out = f.astype(np.float32) * gain[:, None, None, :]
+            return np.asarray(np.clip(out, 0, 255), np.uint8).reshape(stack.shape)
+        # The same scaling of each card's 256 levels per channel, worked out once and looked up.
+        levels = np.arange(256, dtype=np.float32)[None, :, None]
+        tables = np.clip(levels * gain[:, None, :], 0, 255).astype(np.uint8)  # (count, 256, 3)
+        return np.vstack([cv2.LUT(f[i], tables[i][:, None, :]) for i in range(count)]).reshape(
+            stack.shape)
 
     def _joker_check(self, card: Image, face_scores: Vector, best_joker: float
                      ) -> Recognition | None:
@@ -577,12 +606,12 @@ class Recogniser:
         # outer ring of each crop, where crops meet, is dropped.
         x0, y0, x1, y1 = self.box
         m = _SHIFT + 1
-        crops = []
-        for card in cards:
-            padded = cv2.copyMakeBorder(card, m, m, m, m, cv2.BORDER_REPLICATE)
-            for img in (padded, padded[::-1, ::-1]):
-                crops.append(img[y0:y1 + 2 * m, x0:x1 + 2 * m])
-        stacked = _prep(np.vstack(crops)).astype(np.float32)
+        # Every card's edge repeated m pixels out (as cv2.BORDER_REPLICATE), all at once; per
+        # card its corner upright, then the opposite corner turned, one above the other.
+        padded = np.pad(np.stack(cards), ((0, 0), (m, m), (m, m), (0, 0)), mode="edge")
+        crops = np.stack([padded[:, y0:y1 + 2 * m, x0:x1 + 2 * m],
+                          padded[:, ::-1, ::-1][:, y0:y1 + 2 * m, x0:x1 + 2 * m]], axis=1)
+        stacked = _prep(crops.reshape(-1, *crops.shape[3:])).astype(np.float32)
         ch, cw = y1 - y0 + 2 * m, x1 - x0 + 2 * m
         regions = stacked.reshape(count, 2, ch, cw, 3)[:, :, 1:-1, 1:-1]
         prepared = np.ascontiguousarray(regions[:, 0])
@@ -692,7 +721,8 @@ class Recogniser:
 
     def classify_many(self, frame: Image, quads: list[Vector],
                       hidden: Sequence[Image | None] | None = None,
-                      covered: Sequence[Image | None] | None = None) -> list[Recognition]:
+                      covered: Sequence[Image | None] | None = None, *,
+                      halves: Image | None = None) -> list[Recognition]:
         """Classify the cards whose corners (ordered, frame pixels) are ``quads``.
 
         ``hidden``: for each card, None or the part of it something lies over
@@ -702,12 +732,18 @@ class Recogniser:
         a protector) lies over: hidden from the face-or-back decision too (a card's part under
         another card is not: an inferred outline over it may be a few pixels off).
         Face or back is decided first on a half-size straightening (a quarter of the pixels);
-        only faces are straightened at full size to read their index."""
+        only faces are straightened at full size to read their index. ``halves``: that
+        straightening if the caller has it already (:func:`vision.templates.warp_cards` of
+        ``frame`` and ``quads`` at half of :data:`CANON`), else it is made here."""
         if not quads:
             return []
         half = (CANON[0] // 2, CANON[1] // 2)
-        backs, evidence, back_scores = self._backs(warp_cards(frame, quads, half), len(quads),
-                                                   covered)
+        if halves is None:
+            halves = warp_cards(frame, quads, half)
+        elif halves.shape != (len(quads) * half[1], half[0], 3):
+            raise ValueError(f"halves of shape {halves.shape} are not {len(quads)} cards "
+                             f"of {half[0]}x{half[1]}")
+        backs, evidence, back_scores = self._backs(halves, len(quads), covered)
         out: list[Recognition | None] = [None] * len(quads)
         faces: list[int] = []
         for i in range(len(quads)):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 import cv2
 import numpy as np
@@ -96,130 +97,178 @@ class _Blob:
     y0: int
     mask: Image  # uint8 0/1
     band: Image  # the outline, a pixel or two wide (bool)
-    gx: Image  # the picture's gradient (float32), x and y
+    gx: Image  # the picture's gradient (float32, contiguous), x and y
     gy: Image
     to_plane: Vector  # local half-resolution pixels -> plane
     from_plane: Vector
 
 
-def _corner_hypotheses(poly: Vector, aspect: float) -> list[Vector]:
-    """Card rectangles (plane, (4, 2)) anchored at each square corner of ``poly``. A corner is
-    where two long sides meet (the short sides between them, a rounded card corner cut into
-    a chamfer or two, are skipped): the two sides' lines meet at the card's true corner."""
+@dataclass(frozen=True, slots=True)
+class _Peeled:
+    """A card peeled from a blob: its plane rectangle, the share of its sides borne out, and
+    what that was worked out from (local pixels): its side points (40, 2), whether each is
+    borne out (on the blob's outline or along an edge), and its interior points (63, 2).
+    :func:`_in_view` asks the same of the same points again."""
+
+    rect: Vector
+    borne: float
+    sides: Vector
+    on: Vector
+    inner: Vector
+
+
+def _corner_hypotheses(poly: Vector, aspect: float) -> Vector:
+    """Card rectangles (plane, (K, 4, 2)) anchored at each square corner of ``poly``. A corner
+    is where two long sides meet (the short sides between them, a rounded card corner cut into
+    a chamfer or two, are skipped): the two sides' lines meet at the card's true corner.
+
+    The outline has a handful of sides: they are gone through as Python floats (cheaper than
+    tiny arrays; the same arithmetic), the lengths left to NumPy's ``hypot``."""
     n = len(poly)
     if n < 3:
-        return []
-    area2 = float(np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1)
-                         * poly[:, 1]))
+        return _NO_RECTS
+    starts = poly.tolist()
+    stops = starts[1:] + starts[:1]
+    area2 = 0.0  # twice the signed area: which way round the outline runs
+    for (x0, y0), (x1, y1) in zip(starts, stops, strict=True):
+        area2 += x0 * y1 - x1 * y0
     orient = 1.0 if area2 > 0 else -1.0
-    starts = poly
-    ends = np.roll(poly, -1, axis=0)
-    lengths = np.hypot(*(ends - starts).T)
-    k = np.flatnonzero(lengths >= 0.14)
-    if len(k) < 2:
-        return []
-    m = np.roll(k, -1)
-    # The length of the short sides between long side k and the next long side m.
-    c = np.concatenate([[0.0], np.cumsum(np.concatenate([lengths, lengths]))])
-    m_ahead = np.where(m > k, m, m + n)
-    between = c[m_ahead] - c[k + 1]
-    a_dir = (starts[k] - ends[k]) / lengths[k][:, None]  # back along the side before
-    b_dir = (ends[m] - starts[m]) / lengths[m][:, None]  # forward along the side after
-    cos = np.sum(a_dir * b_dir, axis=1)
-    convex = orient * (b_dir[:, 0] * a_dir[:, 1] - b_dir[:, 1] * a_dir[:, 0]) > 0
-    # Where the two sides' lines meet.
-    p, r = ends[k], -a_dir
-    q, t = starts[m], b_dir
-    den = r[:, 0] * t[:, 1] - r[:, 1] * t[:, 0]
-    safe = np.where(np.abs(den) < 1e-6, 1.0, den)
-    u = ((q[:, 0] - p[:, 0]) * t[:, 1] - (q[:, 1] - p[:, 1]) * t[:, 0]) / safe
-    corner = p + u[:, None] * r
-    near = np.hypot(*(corner - ends[k]).T) <= 0.2
-    ok = (between <= 0.25) & (np.abs(cos) <= 0.3) & convex & (np.abs(den) >= 1e-6) & near
-    if not ok.any():
-        return []
-    a_dir, b_dir, corner = a_dir[ok], b_dir[ok], corner[ok]
-    # Make the two directions exactly square, splitting the difference.
-    bis = a_dir + b_dir
-    bis /= np.maximum(np.hypot(*bis.T), 1e-9)[:, None]
-    perp = np.stack([-bis[:, 1], bis[:, 0]], axis=1)
-    sign = np.where(np.sum(perp * a_dir, axis=1) > 0, 1.0, -1.0)[:, None]
-    da = (bis + sign * perp) / math.sqrt(2)
-    db = (bis - sign * perp) / math.sqrt(2)
-    out: list[Vector] = []
+    lengths: list[float] = np.hypot([e[0] - s[0] for s, e in zip(starts, stops, strict=True)],
+                                    [e[1] - s[1] for s, e in zip(starts, stops, strict=True)]
+                                    ).tolist()
+    long_sides = [i for i, length in enumerate(lengths) if length >= 0.14]
+    if len(long_sides) < 2:
+        return _NO_RECTS
+    # Running lengths round the outline twice: the short sides between two long ones.
+    run = list(accumulate(lengths + lengths, initial=0.0))
+    # Per corner: the direction back along the side before it (a) and forward along the side
+    # after it (b), where their lines meet, and how far that is from the side's end (x, y).
+    found: list[tuple[float, ...]] = []
+    for j, k in enumerate(long_sides):
+        m = long_sides[(j + 1) % len(long_sides)]
+        between = run[m if m > k else m + n] - run[k + 1]
+        if between > 0.25:
+            continue
+        (sx, sy), (ex, ey) = starts[k], stops[k]
+        ax, ay = (sx - ex) / lengths[k], (sy - ey) / lengths[k]
+        (tx, ty), (fx, fy) = starts[m], stops[m]
+        bx, by = (fx - tx) / lengths[m], (fy - ty) / lengths[m]
+        cos = ax * bx + ay * by
+        den = (-ax) * by - (-ay) * bx
+        if abs(cos) > 0.3 or not orient * (bx * ay - by * ax) > 0 or abs(den) < 1e-6:
+            continue
+        u = ((tx - ex) * by - (ty - ey) * bx) / den
+        cx, cy = ex + u * -ax, ey + u * -ay
+        found.append((ax, ay, bx, by, cx, cy, cx - ex, cy - ey))
+    if not found:
+        return _NO_RECTS
+    # The corner near the side's end; then the two directions made exactly square, splitting
+    # the difference (along their bisector h; p is a quarter turn from it).
+    near = np.hypot([f[6] for f in found], [f[7] for f in found]).tolist()
+    found = [f for f, d in zip(found, near, strict=True) if d <= 0.2]
+    if not found:
+        return _NO_RECTS
+    sums = [(f[0] + f[2], f[1] + f[3]) for f in found]
+    norms = np.hypot([x for x, _ in sums], [y for _, y in sums]).tolist()
+    root2 = math.sqrt(2)
+    rows = []
+    for (ax, ay, _, _, cx, cy, _, _), (x, y), size in zip(found, sums, norms, strict=True):
+        size = max(size, 1e-9)
+        rows.append((ax, ay, cx, cy, x / size, y / size))
+    out: list[tuple[tuple[float, float], ...]] = []
     for wa, wb in ((aspect, 1.0), (1.0, aspect)):
-        rects = np.stack([corner, corner + da * wa, corner + da * wa + db * wb,
-                          corner + db * wb], axis=1)
-        out.extend(rects)
-    return out
+        for ax, ay, cx, cy, hx, hy in rows:
+            px, py = -hy, hx
+            sign = 1.0 if px * ax + py * ay > 0 else -1.0
+            dax, day = (hx + sign * px) / root2, (hy + sign * py) / root2
+            dbx, dby = (hx - sign * px) / root2, (hy - sign * py) / root2
+            out.append(((cx, cy), (cx + dax * wa, cy + day * wa),
+                        (cx + dax * wa + dbx * wb, cy + day * wa + dby * wb),
+                        (cx + dbx * wb, cy + dby * wb)))
+    return np.array(out, np.float64)
 
 
-def _samples(rects: Vector, aspect: float) -> tuple[Vector, Vector]:
-    """Interior points (7 x 9 grid) and side points (10 per side) of plane rectangles
-    (K, 4, 2): arrays (K, 63, 2) and (K, 40, 2)."""
+_NO_RECTS = np.zeros((0, 4, 2))
+
+
+_GRID_S, _GRID_T = (g.ravel()[None, :, None] for g in np.meshgrid(
+    np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 9)))
+_ALONG = np.linspace(0.1, 0.9, 10)[None, :, None]
+
+
+def _inner_points(rects: Vector) -> Vector:
+    """Interior points (7 x 9 grid) of plane rectangles (K, 4, 2): (K, 63, 2)."""
+    o = rects[:, 0:1]
+    return np.asarray(o + _GRID_S * (rects[:, 1:2] - o) + _GRID_T * (rects[:, 3:4] - o))
+
+
+def _side_points(rects: Vector) -> Vector:
+    """Side points (10 per side, the sides in turn) of plane rectangles (K, 4, 2):
+    (K, 40, 2)."""
     o = rects[:, 0:1]
     u = rects[:, 1:2] - o
     v = rects[:, 3:4] - o
-    gs = np.linspace(0.08, 0.92, 7)
-    gt = np.linspace(0.06, 0.94, 9)
-    s, t = np.meshgrid(gs, gt)
-    s, t = s.ravel()[None, :, None], t.ravel()[None, :, None]
-    inner = o + s * u + t * v
-    k = np.linspace(0.1, 0.9, 10)[None, :, None]
-    sides = np.concatenate([o + k * u, o + u + k * v, o + v + k * u, o + k * v], axis=1)
-    return inner, sides
+    k = _ALONG
+    return np.concatenate([o + k * u, o + u + k * v, o + v + k * u, o + k * v], axis=1)
 
 
 def _look_up(mask: Image, pts: Vector) -> Vector:
-    """``mask`` at points (local pixels, any shape (..., 2)); outside the window: False."""
+    """``mask`` (contiguous) at points (local pixels, any shape (..., 2)); outside the window:
+    False."""
     h, w = mask.shape[:2]
-    x = np.round(pts[..., 0]).astype(np.int64)
-    y = np.round(pts[..., 1]).astype(np.int64)
-    ok = (x >= 0) & (y >= 0) & (x < w) & (y < h)
-    out = np.zeros(pts.shape[:-1], bool)
-    out[ok] = mask[y[ok], x[ok]] > 0
-    return out
+    r = np.rint(pts).astype(np.int64)
+    x, y = r[..., 0], r[..., 1]
+    # A negative coordinate seen unsigned is huge: one comparison each way tells the window.
+    ok = (x.view(np.uint64) < w) & (y.view(np.uint64) < h)
+    return np.asarray(ok & (np.take(mask.ravel(), y * w + x, mode="clip") > 0))
+
+
+_STEPS = np.array([-1.0, 0.0, 1.0])[:, None, None]
 
 
 def _along_edge(blob: _Blob, sides: Vector) -> Vector:
     """Whether each side point (K, 40, 2; four sides of 10) lies on an edge of the picture
     that runs along that side: the brightness changes across the side, not along it (the edge
     of a card lying on another; a back's own pattern runs every way and does not count)."""
-    d = np.stack([sides[:, 9] - sides[:, 0], sides[:, 19] - sides[:, 10],
-                  sides[:, 29] - sides[:, 20], sides[:, 39] - sides[:, 30]], axis=1)
-    d /= np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-9)
-    t = np.repeat(d, 10, axis=1)  # (K, 40, 2): each point's side direction
+    d = sides[:, 9::10] - sides[:, 0::10]  # (K, 4, 2): each side's direction
+    dx, dy = d[..., 0], d[..., 1]
+    size = np.maximum(np.sqrt(dx * dx + dy * dy), 1e-9)
+    tx = np.repeat(dx / size, 10, axis=1)  # (K, 40): each point's side direction
+    ty = np.repeat(dy / size, 10, axis=1)
     h, w = blob.gx.shape
-    best = np.zeros(sides.shape[:2], bool)
-    # At the point or a pixel to either side across the side (the edge may fall between).
-    nx, ny = -t[..., 1], t[..., 0]
-    for step in (-1.0, 0.0, 1.0):
-        xx = np.clip(np.round(sides[..., 0] + step * nx).astype(np.int64), 0, w - 1)
-        yy = np.clip(np.round(sides[..., 1] + step * ny).astype(np.int64), 0, h - 1)
-        gx, gy = blob.gx[yy, xx], blob.gy[yy, xx]
-        along = np.abs(gx * t[..., 0] + gy * t[..., 1])
-        across = np.abs(gx * nx + gy * ny)
-        best |= (across > 48) & (across > 1.8 * along)
-    return best
+    nx, ny = -ty, tx
+    # At the point or a pixel to either side across the side (the edge may fall between):
+    # the three steps at once, on a leading axis.
+    xx = np.clip(np.rint(sides[..., 0] + _STEPS * nx).astype(np.int64), 0, w - 1)
+    yy = np.clip(np.rint(sides[..., 1] + _STEPS * ny).astype(np.int64), 0, h - 1)
+    at = yy * w + xx
+    gx, gy = np.take(blob.gx.ravel(), at), np.take(blob.gy.ravel(), at)
+    along = np.abs(gx * tx + gy * ty)
+    across = np.abs(gx * nx + gy * ny)
+    return np.asarray(((across > 48) & (across > 1.8 * along)).any(axis=0))
 
 
-def _peel(blob: _Blob, aspect: float, limit: int
-          ) -> tuple[list[tuple[Vector, float]], Image]:
+def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]:
     """The cards of one blob (plane rectangles, each with the share of its sides borne out)
     and what is left of it (local mask)."""
     card_px = abs(float(cv2.contourArea(_to(blob.from_plane, np.array(
         [(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)).astype(np.float32))))
     covered = np.zeros_like(blob.mask)
-    chosen: list[tuple[Vector, float]] = []
+    chosen: list[_Peeled] = []
     # Outline simplification: a few percent of a card, and no finer than the pixels allow.
     eps = max(0.04, 2.0 / math.sqrt(card_px / aspect))
-    # Possible cards met so far, with what does not change as cards are taken: whether each
-    # lies within the blob and has its sides borne out. Only how much of each is still
-    # unexplained is worked out again after each card taken.
-    pool_rects = np.zeros((0, 4, 2))
+    # Possible cards met so far (``met``), and of them the pool of those that could be cards:
+    # they lie within the blob and have their sides borne out, which does not change as cards
+    # are taken (``pool_free``: not taken yet). Only how much of each is still unexplained is
+    # worked out again after each card taken. (A possible card that could not be one is only
+    # remembered, so that meeting its corner again costs nothing.)
+    met = _NO_RECTS
+    pool_rects = _NO_RECTS
     pool_inner = np.zeros((0, 63, 2))
-    pool_ok = np.zeros(0, bool)
+    pool_sides = np.zeros((0, 40, 2))
+    pool_on = np.zeros((0, 40), bool)
     pool_borne = np.zeros(0)
+    pool_free = np.zeros(0, bool)  # not taken yet
     for _ in range(limit):
         residual = cv2.bitwise_and(blob.mask, 1 - covered)
         residual = cv2.morphologyEx(residual, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -230,42 +279,49 @@ def _peel(blob: _Blob, aspect: float, limit: int
                 continue
             p = _to(blob.to_plane, c.reshape(-1, 2).astype(np.float64))
             poly = cv2.approxPolyDP(p.astype(np.float32).reshape(-1, 1, 2), eps, True)
-            hyps += _corner_hypotheses(poly.reshape(-1, 2).astype(np.float64), aspect)
-        if hyps:
-            rects = np.stack(hyps)
-            if len(pool_rects):  # corners already met (the rest of the outline is unchanged)
-                d = np.abs(rects[:, None, 0] - pool_rects[None, :, 0]).max(axis=2)
-                e = np.abs(rects[:, None, 2] - pool_rects[None, :, 2]).max(axis=2)
-                rects = rects[~((d < 0.02) & (e < 0.02)).any(axis=1)]
-            if len(rects):
-                inner, sides = _samples(rects, aspect)
-                inner_px = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
-                side_px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
-                inside = _look_up(blob.mask, inner_px).mean(axis=1)
-                borne = (_look_up(blob.band, side_px) | _along_edge(blob, side_px)).mean(axis=1)
-                pool_rects = np.concatenate([pool_rects, rects])
-                pool_inner = np.concatenate([pool_inner, inner_px])
-                pool_ok = np.concatenate([pool_ok, (inside >= 0.88) & (borne >= 0.5)])
-                pool_borne = np.concatenate([pool_borne, borne])
-        if not pool_ok.any():
+            hyps.append(_corner_hypotheses(poly.reshape(-1, 2).astype(np.float64), aspect))
+        rects = np.concatenate(hyps) if hyps else _NO_RECTS
+        if len(rects) and len(met):  # corners already met (the rest of the outline is unchanged)
+            d = np.abs(rects[:, None, 0] - met[None, :, 0]).max(axis=2)
+            e = np.abs(rects[:, None, 2] - met[None, :, 2]).max(axis=2)
+            rects = rects[~((d < 0.02) & (e < 0.02)).any(axis=1)]
+        if len(rects):
+            met = np.concatenate([met, rects])
+            inner_px = _to(blob.from_plane, _inner_points(rects).reshape(-1, 2)).reshape(
+                len(rects), -1, 2)
+            within = _look_up(blob.mask, inner_px).mean(axis=1) >= 0.88
+            if within.any():
+                rects, inner_px = rects[within], inner_px[within]
+                side_px = _to(blob.from_plane, _side_points(rects).reshape(-1, 2)).reshape(
+                    len(rects), -1, 2)
+                on = _look_up(blob.band, side_px) | _along_edge(blob, side_px)
+                borne = on.mean(axis=1)
+                ok = borne >= 0.5
+                pool_rects = np.concatenate([pool_rects, rects[ok]])
+                pool_inner = np.concatenate([pool_inner, inner_px[ok]])
+                pool_sides = np.concatenate([pool_sides, side_px[ok]])
+                pool_on = np.concatenate([pool_on, on[ok]])
+                pool_borne = np.concatenate([pool_borne, borne[ok]])
+                pool_free = np.concatenate([pool_free, ok[ok]])
+        if not pool_free.any():
             break
         new = _look_up(residual, pool_inner).mean(axis=1)
         value = new * pool_borne
-        value[~pool_ok | (new < _MIN_NEW)] = -1
+        value[~pool_free | (new < _MIN_NEW)] = -1
         best = int(np.argmax(value))
         if value[best] <= 0:
             break
         rect = pool_rects[best]
-        pool_ok[best] = False
-        chosen.append((rect, float(pool_borne[best])))
+        chosen.append(_Peeled(rect, float(pool_borne[best]), pool_sides[best], pool_on[best],
+                              pool_inner[best]))
+        pool_free[best] = False
         quad = _to(blob.from_plane, rect)
         cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
     return chosen, left
 
 
-def _in_view(blob: _Blob, rects: list[tuple[Vector, float]], aspect: float
-             ) -> tuple[list[tuple[Vector, float]], Image]:
+def _in_view(blob: _Blob, cards: list[_Peeled]) -> tuple[list[_Peeled], Image]:
     """The peeled cards whose sides in view are borne out, and what is left of the blob.
 
     A card peeled after others lies under them: where its sides run under them (or along
@@ -274,28 +330,24 @@ def _in_view(blob: _Blob, rects: list[tuple[Vector, float]], aspect: float
     picture. A rectangle made of a card's corner and a chip or a protector lying half off it
     (two of its sides along the card's, under it, the others across the cloth or the chip's
     rim) is no card: what it covered stays unexplained (something no card explains)."""
-    kept: list[tuple[Vector, float]] = []
+    kept: list[_Peeled] = []
     above = np.zeros_like(blob.mask)
     k3 = np.ones((3, 3), np.uint8)
-    for rect, borne in rects:
-        quad = _to(blob.from_plane, rect)
+    for card in cards:
+        quad = _to(blob.from_plane, card.rect)
         if kept:
-            inner, sides = _samples(rect[None], aspect)
-            px = _to(blob.from_plane, sides.reshape(-1, 2)).reshape(sides.shape)
             under = cv2.dilate(above, k3)
-            seen = ~_look_up(under, px)[0]
+            seen = ~_look_up(under, card.sides)
             if not seen.all():  # else it lies under none of them: peeled as any card
-                on = (_look_up(blob.band, px) | _along_edge(blob, px))[0]
                 if int(seen.sum()) < _SEEN_SIDES * seen.size or float(
-                        on[seen].mean()) < _SEEN_BORNE:
+                        card.on[seen].mean()) < _SEEN_BORNE:
                     continue
                 # Its part in view lies on the table's things, not on the cloth.
-                ipx = _to(blob.from_plane, inner.reshape(-1, 2)).reshape(inner.shape)
-                open_ = ~_look_up(under, ipx)[0]
+                open_ = ~_look_up(under, card.inner)
                 if int(open_.sum()) >= 4 and float(
-                        _look_up(blob.mask, ipx)[0][open_].mean()) < _SEEN_INSIDE:
+                        _look_up(blob.mask, card.inner)[open_].mean()) < _SEEN_INSIDE:
                     continue
-        kept.append((rect, borne))
+        kept.append(card)
         cv2.fillPoly(above, [np.round(quad).astype(np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(above, np.ones((5, 5), np.uint8)))
     return kept, left
@@ -304,6 +356,8 @@ def _in_view(blob: _Blob, rects: list[tuple[Vector, float]], aspect: float
 def _pieces(left: Image, blob: _Blob) -> list[tuple[Image, list[Contour], float]]:
     """The parts of a blob no card explains (``left``, local half-resolution mask), each with
     its outlines and its area in the table plane (card heights squared); specks left out."""
+    if cv2.countNonZero(left) < 20:  # specks at most (most blobs: every card explained)
+        return []
     n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
     out: list[tuple[Image, list[Contour], float]] = []
     for label in range(1, n):
@@ -318,7 +372,7 @@ def _pieces(left: Image, blob: _Blob) -> list[tuple[Image, list[Contour], float]
     return out
 
 
-def _prop_outline(piece: Image, outlines: list[Contour], rects: list[tuple[Vector, float]],
+def _prop_outline(piece: Image, outlines: list[Contour], rects: list[_Peeled],
                   blob: _Blob) -> Vector | None:
     """Where a small thing no card explains (``piece``, local half-resolution mask, with its
     ``outlines``) lies, over the cards of its blob too: the circle of the table plane fitted
@@ -327,7 +381,7 @@ def _prop_outline(piece: Image, outlines: list[Contour], rects: list[tuple[Vecto
     None when too little of its outline is in view to fit, or it is not round (a piece of a
     card no other explains, in a pile)."""
     cards = np.zeros_like(piece)
-    for rect, _ in rects:
+    for rect in (card.rect for card in rects):
         cv2.fillPoly(cards, [np.round(_to(blob.from_plane, rect)).astype(np.int32)], 1)
     near = cv2.dilate(cards, np.ones((7, 7), np.uint8)) > 0
     pts = np.vstack([c.reshape(-1, 2) for c in outlines])
@@ -421,14 +475,16 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             band[:, -3:] = False
         if y1 == hs:
             band[-3:, :] = False
-        gx, gy = grad_x[y0:y1, x0:x1], grad_y[y0:y1, x0:x1]
+        # The window's gradients, contiguous (looked up at many points).
+        gx = np.ascontiguousarray(grad_x[y0:y1, x0:x1])
+        gy = np.ascontiguousarray(grad_y[y0:y1, x0:x1])
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
         blob = _Blob(x0, y0, local, band, gx, gy, to_plane_small @ shift,
-                     np.linalg.inv(shift) @ from_plane_small)
+                     _unshift(x0, y0) @ from_plane_small)
         limit = max(int(area / aspect * 1.6) + 2, 3)
         rects, left = _peel(blob, aspect, min(limit, 14))
         if len(rects) > 1:
-            kept, kept_left = _in_view(blob, rects, aspect)
+            kept, kept_left = _in_view(blob, rects)
             # What a card left out leaves unexplained must be prop-sized (a chip, a protector):
             # a large leftover (cards of a muck pile, each under others) would be taken for a
             # hand over its zones, held occluded for as long as the pile lies there.
@@ -450,7 +506,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                 if shape is not None:
                     props.append((shape + np.array([x0, y0])) * scale + (scale - 1) / 2)
         outline = contour - np.array([x0, y0], np.int32)
-        for rect, borne in rects:
+        for rect, borne in ((card.rect, card.borne) for card in rects):
             rough = _to(blob.from_plane, rect).astype(np.float32)
             if over.any() and borne < _BORNE_BY_OCCLUDER:
                 # Next to a hand or an arm a card needs most of its sides in view; else what
@@ -512,6 +568,11 @@ def _row(outline: Vector, area: float, hull: float, aspect: float, slack: float
                                  a + across * short]))
         return out
     return None
+
+
+def _unshift(x0: int, y0: int) -> Vector:
+    """The inverse of the move by (x0, y0) (whole pixels: exactly)."""
+    return np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
 
 
 def _single(contour: Contour, scale: int) -> Quad:
