@@ -23,13 +23,19 @@ def _dealt_to(felt: Felt) -> list[int]:
     return [seat for seat, _pid in run.deal.dealt]
 
 
-@pytest.mark.parametrize("sensors", MODES, ids=MODE_IDS)
-def test_the_deal_round_the_table_in_one_scan_is_no_misdeal(sensors: tuple[str, ...]) -> None:
-    """Button on seat 1: the deal goes 2, 3, 4, 1. Seats 4 and 1 in one look come as 1, 4."""
+def _two_dealt(sensors: tuple[str, ...]) -> Felt:
+    """Button on seat 1, the deal going 2, 3, 4, 1: seats 2 and 3 have their first card."""
     felt = monitor(FOUR, sensors=sensors, seats=4)
     felt.button()
     felt.place("seat2")
     felt.place("seat3")
+    return felt
+
+
+@pytest.mark.parametrize("sensors", MODES, ids=MODE_IDS)
+def test_the_deal_round_the_table_in_one_scan_is_no_misdeal(sensors: tuple[str, ...]) -> None:
+    """Seats 4 and 1 in one look come as 1, 4 (antenna order)."""
+    felt = _two_dealt(sensors)
     assert codes(felt.at_once(["seat4", "seat1"])) == []
     assert codes(felt.at_once(["seat3", "seat2"])) == []  # the second round, two at a time
     assert codes(felt.at_once(["seat4", "seat1"])) == []
@@ -39,10 +45,7 @@ def test_the_deal_round_the_table_in_one_scan_is_no_misdeal(sensors: tuple[str, 
 
 @pytest.mark.parametrize("sensors", MODES, ids=MODE_IDS)
 def test_taken_as_reported_the_same_cards_are_a_misdeal(sensors: tuple[str, ...]) -> None:
-    felt = monitor(FOUR, sensors=sensors, seats=4)
-    felt.button()
-    felt.place("seat2")
-    felt.place("seat3")
+    felt = _two_dealt(sensors)
     assert codes(felt.at_once(["seat4", "seat1"], ordered=False)) == ["MISDEAL_OUT_OF_ORDER"]
 
 
