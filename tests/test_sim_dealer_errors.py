@@ -92,3 +92,28 @@ def test_the_soak_table_has_a_row_per_kind_and_says_what_a_mode_cannot_see() -> 
     exposed = next(line for line in text if line.startswith("| exposed_card |"))
     assert exposed.endswith("| cannot see | 2 / 2 / 0 |")
     assert len(text) == 2 + len(KINDS) + 2
+
+
+def test_a_table_plays_the_same_hands_again_four_card_flops_included() -> None:
+    """The simulated table picks a four-card flop's burn card from a generator seeded by the
+    deck's seed (a table's daemon picks with ``secrets``): two tables of one seed name the same
+    burn cards and play the same hands, so any hand of a soak can be replayed alone."""
+
+    def play() -> list[tuple[object, ...]]:
+        auto = AutoTable(seats=4, seed=11, error_rate=1.0, sensors=("rfid",), table_seats=5,
+                         rfid_link="in_process")
+        auto.error_kinds = ["four_card_flop"]
+        try:
+            out: list[tuple[object, ...]] = []
+            for _ in range(6):
+                report = auto.play_hand()
+                burns = tuple(str(a.alert.extra.get("burn")) for a in report.alerts
+                              if a.alert.code == "FOUR_CARD_FLOP")
+                out.append((report.injected, burns, auto.steps, tuple(auto.stacks().items())))
+            return out
+        finally:
+            auto.close()
+
+    first = play()
+    assert sum(bool(burns) for _, burns, _, _ in first) >= 4
+    assert play() == first

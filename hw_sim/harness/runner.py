@@ -28,7 +28,8 @@ which they were raised.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -58,12 +59,19 @@ from hw_sim.harness.scenario import (
 from table_controller.daemon.controller import Controller
 from table_controller.daemon.journal import Journal
 from table_controller.engine import AnteFormat, EngineError, GameConfig, Structure, Table
-from table_controller.monitor import DealingMonitor, HandEnd, MonitorConfig, MonitorError
+from table_controller.monitor import (
+    BurnChooser,
+    DealingMonitor,
+    HandEnd,
+    MonitorConfig,
+    MonitorError,
+)
 from table_controller.monitor.fusion import sensor_lag
 from table_controller.monitor.output import MonitorOutput
 from table_controller.monitor.records import RulesProfile
 from table_controller.phh import Context
 from table_controller.vocabulary.alerts import Alert
+from table_controller.vocabulary.cards import Card
 from table_controller.vocabulary.observations import Face
 from table_controller.vocabulary.zones import MUCK, SHUFFLER
 
@@ -381,6 +389,20 @@ def hand_end_json(end: HandEnd) -> dict[str, Any]:
             "stacks": {str(s): v for s, v in sorted(end.stacks.items())}}
 
 
+def seeded_burns(seed: int) -> BurnChooser:
+    """The simulated table's pick of a four-card flop's burn card (TDA 2024 39-A, [002 #33]),
+    drawn from a generator seeded by the deck's seed, so that a run plays the same way every
+    time (a table's daemon picks with ``secrets``, which nobody can predict)."""
+    rng = random.Random(f"burn:{seed}")
+
+    def choose(cards: Sequence[Card]) -> Card:
+        if not cards:
+            raise MonitorError("no card to choose the burn card from")
+        return cards[rng.randrange(len(cards))]
+
+    return choose
+
+
 def scenario_monitor(scenario: Scenario, *, stub_antenna: bool = True,
                      sensor_lag: float = 0.0) -> DealingMonitor:
     """The rules engine's table and the dealing monitor, configured from ``[table]`` and
@@ -397,7 +419,8 @@ def scenario_monitor(scenario: Scenario, *, stub_antenna: bool = True,
     rules: RulesProfile = "house" if t.rules == "house" else "tda"  # the loader checked it
     return DealingMonitor(table, config=MonitorConfig(
         rules=rules, sensors=frozenset(t.sensors),
-        stub_visible=stub_antenna and "rfid" in t.sensors, sensor_lag=sensor_lag))
+        stub_visible=stub_antenna and "rfid" in t.sensors, sensor_lag=sensor_lag),
+        burn_chooser=seeded_burns(scenario.deck_seed))
 
 
 def build_runner(scenario: Scenario, *, listeners: Listeners | None = None,
