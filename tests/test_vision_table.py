@@ -14,7 +14,14 @@ from benchmarks import bridge_deck
 from benchmarks.bench_vision_table import iou
 from table_controller.vocabulary.observations import CardEvent
 from vision import render, scenes, synth
-from vision.analyse import FrameAnalyser, SeenCard, TableView
+from vision.analyse import (
+    SURE_FACE,
+    SURE_FACE_PEELED,
+    FrameAnalyser,
+    SeenCard,
+    TableView,
+    sure_reading,
+)
 from vision.empty_table import (
     EmptyTable,
     TableCalibrationError,
@@ -171,3 +178,24 @@ def test_a_side_is_snapped_onto_its_own_edge_not_a_stronger_one_nearby() -> None
     found = own + np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float32)  # a pixel out
     (snapped,) = snap(grey, [found])
     assert np.abs(snapped - own).max() < 0.75
+
+
+def test_a_face_read_on_an_outline_cut_from_a_pile_needs_a_stronger_score(
+        deck: dict[str, np.ndarray], recogniser: Recogniser) -> None:
+    """The cards of a muck pile are cut out of one blob (``peeled``); a face read on such an
+    outline turns a known card over only at SURE_FACE_PEELED (a back in the soak's muck read
+    as a ten at 2.64 made a false DUPLICATE_CARD), a face seen whole at SURE_FACE."""
+    assert SURE_FACE < SURE_FACE_PEELED
+    assert sure_reading("back", 0.05, peeled=True) and sure_reading("joker", 0.0, peeled=True)
+    assert sure_reading("Ts", 3.0, peeled=False) and not sure_reading("Ts", 3.0, peeled=True)
+    assert sure_reading("Ts", SURE_FACE_PEELED, peeled=True)
+    assert not sure_reading("Ts", 2.4, peeled=False)
+    setup = scenes.make_setup(17, size=(1280, 720), felt="grey")
+    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=_calibrated(setup, deck))
+    piled = 0
+    for k in range(3):
+        scene = scenes.make_scene(setup, deck, k, force=frozenset({"muck"}))
+        for s in analyser.analyse(scene.image):
+            assert s.sure == sure_reading(s.label, s.score, peeled=s.peeled)
+            piled += s.zone == "muck" and s.peeled
+    assert piled >= 3
