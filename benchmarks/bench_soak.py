@@ -27,11 +27,13 @@ the behaviours made, chips conserved and hands per second (wall clock).
 ``python -m benchmarks soak`` runs the three phases one after the other;
 ``python -m benchmarks.bench_soak --mode camera --hands 1000 --out FILE`` runs one (so the
 phases can run side by side, one per core), its figures written every 25 hands, and
-``--table FILE...`` prints the per-kind table of such files together. ``--link in_process``
-plays the RFID link in-process (no serial bytes, no ``serial_garbage``). Over the pty the
-firmware scans simulated PN5180s with its inventories replayed once simulated
-(:mod:`hw_sim.devices.scan_replay`: the same bytes, a fraction of the cost); with the camera
-most of a hand's time is the real vision code analysing each frame the table changed in.
+``--table FILE...`` prints the per-kind table of such files together; ``--kinds K,K`` (with
+``--error-rate``, default 1, and ``--tables``) hunts the misses of chosen kinds.
+``--link in_process`` plays the RFID link in-process (no serial bytes, no
+``serial_garbage``). Over the pty the firmware scans simulated PN5180s with its inventories
+replayed once simulated (:mod:`hw_sim.devices.scan_replay`: the same bytes, a fraction of
+the cost); with the camera most of a hand's time is the real vision code analysing each frame
+the table changed in.
 """
 
 from __future__ import annotations
@@ -40,13 +42,14 @@ import argparse
 import json
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
 from hw_sim.harness.autoplay import AutoTable, HandReport
 from hw_sim.harness.behaviours import Behaviours, table_setting
-from hw_sim.harness.dealer_errors import KINDS, MODES
+from hw_sim.harness.dealer_errors import BY_NAME, KINDS, MODES, kinds_seen
 
 SEATS = 6
 TABLE_SEATS = 7
@@ -88,16 +91,33 @@ def _per_kind(reports: list[HandReport], seeds: list[int],
     return out
 
 
+def check_kinds(kinds: Sequence[str], mode: str, link: Link) -> None:
+    """ValueError naming a kind of ``kinds`` that is unknown or that ``mode`` over ``link``
+    cannot see (the in-process link has no tray antenna)."""
+    seen = kinds_seen(SENSORS[mode], tray=link == "pty")
+    for name in kinds:
+        if name not in BY_NAME:
+            raise ValueError(f"unknown error kind {name!r}; one of {', '.join(BY_NAME)}")
+        if name not in seen:
+            raise ValueError(f"the {mode} mode over the {link} link cannot see {name!r}")
+    if not kinds:
+        raise ValueError("no error kind named")
+
+
 def soak(*, hands: int, mode: str, seed: int, error_rate: float = ERROR_RATE,
          fault_rate: float = FAULT_RATE, behaviours: Behaviours | None = None,
          link: Link = "pty", tables: int = 1, out: Path | None = None,
-         every: int = 25) -> dict[str, Any]:
+         every: int = 25, kinds: Sequence[str] | None = None) -> dict[str, Any]:
     """Play ``hands`` hands in ``mode`` over ``tables`` tables (each its own seed and, with the
     camera, its own cloth and light), one hand on each in turn, so the figures so far cover
     every table; the behaviours default to ``demo``'s. With ``out``, the figures so far are
-    written there every ``every`` hands (``"complete": false`` until the last)."""
+    written there every ``every`` hands (``"complete": false`` until the last). ``kinds``: the
+    dealer errors are only of these kinds (a hunt for one kind's misses); ValueError names a
+    kind that is unknown or that the mode (or link) cannot make seen."""
     base = behaviours or Behaviours()
     sensors = SENSORS[mode]
+    if kinds is not None:
+        check_kinds(kinds, mode, link)
     played: list[AutoTable] = []
     setups: list[str] = []
     start = time.perf_counter()
@@ -112,6 +132,8 @@ def soak(*, hands: int, mode: str, seed: int, error_rate: float = ERROR_RATE,
                                     sensors=sensors, table_seats=TABLE_SEATS,
                                     behaviours=replace(base, felt=felt, light=light),
                                     rfid_link=link))
+            if kinds is not None:
+                played[-1].error_kinds = list(kinds)
             setups.append(f"{felt}/{light}")
         for n in range(1, hands + 1):
             reports.append(played[(n - 1) % tables].play_hand())
@@ -224,6 +246,14 @@ def _cli() -> int:
     parser.add_argument("--seed", type=int, help="the first table's seed (default per mode)")
     parser.add_argument("--link", choices=("pty", "in_process"), default="pty")
     parser.add_argument("--out", help="write the phase's figures (JSON) here, every 25 hands")
+    parser.add_argument("--tables", type=int,
+                        help=f"tables to spread the hands over (default {TABLES} with the "
+                             "camera, else 1)")
+    parser.add_argument("--kinds", help="only these dealer errors (comma-separated names), to "
+                                        "hunt one kind's misses")
+    parser.add_argument("--error-rate", type=float,
+                        help=f"share of hands with an error (default {ERROR_RATE}, 1 with "
+                             "--kinds)")
     parser.add_argument("--table", nargs="+", metavar="FILE",
                         help="print the per-kind table of phases written with --out")
     args = parser.parse_args()
@@ -233,9 +263,22 @@ def _cli() -> int:
     if args.mode is None:
         parser.error("--mode or --table is needed")
     camera = "camera" in SENSORS[args.mode]
+    kinds = None if args.kinds is None else [k.strip() for k in args.kinds.split(",")
+                                             if k.strip()]
+    rate = args.error_rate if args.error_rate is not None else (
+        1.0 if kinds else ERROR_RATE)
+    tables = args.tables if args.tables is not None else (TABLES if camera else 1)
+    if tables < 1 or not 0.0 <= rate <= 1.0 or args.hands < 1:
+        parser.error("--tables and --hands are at least 1, --error-rate is between 0 and 1")
+    if kinds is not None:
+        try:
+            check_kinds(kinds, args.mode, args.link)
+        except ValueError as exc:
+            parser.error(str(exc))
     values = soak(hands=args.hands, mode=args.mode,
                   seed=SEEDS[args.mode] if args.seed is None else args.seed, link=args.link,
-                  tables=TABLES if camera else 1, out=Path(args.out) if args.out else None)
+                  tables=tables, out=Path(args.out) if args.out else None, kinds=kinds,
+                  error_rate=rate)
     _print(values)
     return 0
 

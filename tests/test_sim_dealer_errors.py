@@ -5,6 +5,11 @@ in a sensor mode that can see it."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from benchmarks.bench_soak import table
@@ -20,6 +25,7 @@ from hw_sim.harness.dealer_errors import (
 )
 from table_controller.vocabulary.alerts import CATALOGUE
 
+ROOT = Path(__file__).resolve().parent.parent
 SENSORS = {"rfid": ("rfid",), "camera": ("camera",), "both": ("rfid", "camera")}
 FACES = [k.name for k in KINDS if not k.seen_in("rfid")]
 # Each kind is played once, in the faster of the single-sensor modes that sees it (the soak
@@ -117,3 +123,26 @@ def test_a_table_plays_the_same_hands_again_four_card_flops_included() -> None:
     first = play()
     assert sum(bool(burns) for _, burns, _, _ in first) >= 4
     assert play() == first
+
+
+def test_the_soak_hunts_chosen_kinds_and_names_a_kind_it_cannot_make(tmp_path: Path) -> None:
+    """``bench_soak --kinds`` plays only those dealer errors, one in every hand unless told
+    otherwise, over the tables asked for; a kind unknown, or one the mode cannot see, is
+    refused by name before any hand is played."""
+    out = tmp_path / "hunt.json"
+    command = [sys.executable, "-m", "benchmarks.bench_soak", "--mode", "rfid", "--link",
+               "in_process", "--hands", "4", "--kinds", "four_card_flop,joker", "--tables",
+               "2", "--seed", "5", "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(out.read_text())
+    assert figures["hands"] == 4 and len(figures["tables"]) == 2
+    planned = {k: v["planned"] for k, v in figures["by_kind"].items() if v.get("planned")}
+    assert set(planned) == {"four_card_flop", "joker"} and sum(planned.values()) == 4
+    assert figures["errors_detected"] == figures["errors_injected"] >= 3
+    for kinds, said in (("bogus", "unknown error kind 'bogus'"),
+                        ("card_off_table", "cannot see 'card_off_table'")):
+        refused = subprocess.run([sys.executable, "-m", "benchmarks.bench_soak", "--mode",
+                                  "camera", "--kinds", kinds], capture_output=True, text=True,
+                                 timeout=60, cwd=ROOT)
+        assert refused.returncode == 2 and said in refused.stderr
