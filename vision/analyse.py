@@ -133,18 +133,18 @@ def _props_on(quads: list[Vector], props: list[Vector]) -> list[list[Vector]]:
     return out
 
 
-def _textured(halves: Image, peeled: list[bool]) -> list[int]:
-    """Which of the cards found to keep: all but the peeled ones that are plain (a sleeve, an
-    arm). ``halves``: the cards straightened at half of :data:`vision.recognise.CANON`,
-    stacked."""
-    which = [i for i, p in enumerate(peeled) if p]
+def _textured(halves: Image, inferred: list[bool]) -> list[int]:
+    """Which of the cards found to keep: all but those whose outline was inferred that are
+    plain (a sleeve, an arm). ``halves``: the cards straightened at half of
+    :data:`vision.recognise.CANON`, stacked."""
+    which = [i for i, p in enumerate(inferred) if p]
     if not which:
-        return list(range(len(peeled)))
-    grey = cv2.cvtColor(halves.reshape(len(peeled), -1, halves.shape[1], 3)[which].reshape(
+        return list(range(len(inferred)))
+    grey = cv2.cvtColor(halves.reshape(len(inferred), -1, halves.shape[1], 3)[which].reshape(
         -1, halves.shape[1], 3), cv2.COLOR_BGR2GRAY).reshape(len(which), -1).astype(np.float32)
     plain = {i for i, spread, mean in zip(which, grey.std(axis=1), grey.mean(axis=1),
                                           strict=True) if spread < _PEELED_TEXTURE * (mean + 1)}
-    return [i for i in range(len(peeled)) if i not in plain]
+    return [i for i in range(len(inferred)) if i not in plain]
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,15 +246,23 @@ class FrameAnalyser:
             half = (CANON[0] // 2, CANON[1] // 2)
             straight = warp_cards(frame, found.quads, half).reshape(
                 len(found.quads), half[1], half[0], 3)
-            keep = _textured(straight.reshape(-1, half[0], 3), found.peeled)
+            # Only an outline inferred inside a blob must also look like a card: a card whose
+            # whole outline is seen (alone, in a neat row, or peeled with its sides borne out
+            # and under no other) is a card however plain or faint it reads (a blurred back, a
+            # back of a faint print under a tinted light), unless a prop lies on it (below).
+            inferred_all = [p and not w for p, w in zip(found.peeled, found.whole,
+                                                         strict=True)]
+            keep = _textured(straight.reshape(-1, half[0], 3), inferred_all)
             quads = [found.quads[i] for i in keep]
             peeled = [found.peeled[i] for i in keep]
+            inferred = [inferred_all[i] for i in keep]
             halves: Image | None = straight[keep]
             occluded = self._occluded(found.occluders)
             props = found.props
         else:
             quads = detect_cards(frame, self.detector)
             peeled = [False] * len(quads)
+            inferred = peeled
             props = []
             halves = None
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
@@ -284,8 +292,11 @@ class FrameAnalyser:
                                                            strict=True)):
             assert reading is not None
             label, score, margin = reading
-            if peeled[k] and not _looks_like_a_card(label, score, margin):
-                continue  # an outline inferred inside a blob that looks like no card
+            if (inferred[k] or (peeled[k] and under[k])) and not _looks_like_a_card(
+                    label, score, margin):
+                # An outline inferred inside a blob that looks like no card; or a card with a
+                # chip or a protector on it, which its reading may have taken for its print.
+                continue
             if peeled[k] and label == JOKER:
                 # A joker has no index to bear it out, and its plain art is what a palm or a
                 # forearm inside a blob resembles: from an inferred outline it is not read.
