@@ -171,3 +171,24 @@ def test_a_side_is_snapped_onto_its_own_edge_not_a_stronger_one_nearby() -> None
     found = own + np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float32)  # a pixel out
     (snapped,) = snap(grey, [found])
     assert np.abs(snapped - own).max() < 0.75
+
+
+def test_a_bare_forearm_from_the_frame_edge_is_no_row_of_cards(
+        deck: dict[str, np.ndarray], recogniser: Recogniser) -> None:
+    """A forearm about a card wide, reaching in from the frame's border, was peeled into a
+    ladder of card-sized rectangles (two sides each on the arm's outline), read as backs
+    (skin near the back's maroon): four made-up cards. A blob reaching the frame's border is
+    an arm: its cards need most of their sides borne out, the rest is the occluder. (The
+    board's ace beside the hand, in the arm's blob with too few of its sides in view, is held
+    as occluded with it now rather than read.)"""
+    setup = scenes.make_setup(18, size=(640, 480), felt="blue", tilt=15.0)
+    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=_calibrated(setup, deck))
+    scene = scenes.make_scene(setup, deck, 2, force=frozenset({"hand"}))
+    view = analyser.view(scene.image)
+    made_up = [s for s in view.cards
+               if max(iou(c.corners, s.corners) for c in scene.cards) < 0.25]
+    assert made_up == []
+    # The arm is what lies over the board: the board's zone is held (it was not: the arm
+    # was taken for cards, and nothing was left over to be the occluder).
+    assert "board" in {c.zone for c in scene.cards if c.under_hand}
+    assert {c.zone for c in scene.cards if c.under_hand} <= view.occluded

@@ -43,8 +43,10 @@ def _full(quad: Vector, scale: int) -> Quad:
 _MIN_PIECE = 0.06  # card areas: smaller leftovers are a card's edge, not a card
 _OCCLUDER = 0.45  # card areas: larger leftovers are a hand, an arm, a stack of chips
 _BORNE_BY_OCCLUDER = 0.75
-"""A card peeled from a blob that also holds an occluder (a hand, an arm) must have this share
-of its sides borne out (elsewhere half will do): a rectangle on a hand's outline has two."""
+"""A card peeled from a blob that also holds an occluder (a hand, an arm), or that reaches the
+frame's border (an arm reaching in: a forearm about a card wide peels into a row of card-sized
+rectangles and leaves no occluder), must have this share of its sides borne out (elsewhere
+half will do): a rectangle on a hand's or an arm's outline has two."""
 _PROP_RADIUS = 0.5
 """Card heights: the largest round thing (chip, protector) a small unexplained piece is taken
 for; a piece whose outline fits a larger circle is not drawn over the cards."""
@@ -519,9 +521,12 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                     props.append((shape + np.array([x0, y0])) * scale + (scale - 1) / 2)
         outline = contour - np.array([x0, y0], np.int32)
         alone = _alone(rects, aspect)
+        # A blob reaching the frame's border: an arm reaching in from outside the picture
+        # (its hand over the cards), even where every part of it was taken for a card.
+        edge_blob = x < 1 or y < 1 or x + w > ws - 1 or y + h > hs - 1
         for k, (rect, borne) in enumerate((card.rect, card.borne) for card in rects):
             rough = _to(blob.from_plane, rect).astype(np.float32)
-            if over.any() and borne < _BORNE_BY_OCCLUDER:
+            if (over.any() or edge_blob) and borne < _BORNE_BY_OCCLUDER:
                 # Next to a hand or an arm a card needs most of its sides in view; else what
                 # it covers is part of what lies over the table (the zone is held, not read).
                 cv2.fillPoly(over, [np.round(rough).astype(np.int32)], 1)
