@@ -458,7 +458,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         slack = 0.1 + 1.5 / px
         if (abs(short - aspect) < slack * aspect and abs(long - 1) < slack
                 and hull > 0.88 * short * long and area > 0.8 * short * long):
-            quads.append(_single(contour, scale))
+            quads.append(_single(contour, p, from_plane_small, scale))
             peeled.append(False)
             whole.append(True)
             continue
@@ -507,7 +507,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         if not rects and 0.75 * aspect <= area <= 1.6 * aspect and hull > 0.8 * short * long:
             # About one card that peels into none (a squared burn pile, two cards merged at
             # half resolution): one card, its outline fitted, rather than nothing.
-            quads.append(_single(contour, scale))
+            quads.append(_single(contour, p, from_plane_small, scale))
             peeled.append(True)
             whole.append(False)
             continue
@@ -603,11 +603,15 @@ def _unshift(x0: int, y0: int) -> Vector:
     return np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
 
 
-def _single(contour: Contour, scale: int) -> Quad:
-    """A lone card's corners from its outline (at ``scale`` times less resolution), each side
-    fitted with a line."""
-    rect = cv2.minAreaRect(contour)
-    quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
+def _single(contour: Contour, plane: Vector, from_plane: Vector, scale: int) -> Quad:
+    """A lone card's corners from its outline (at ``scale`` times less resolution; ``plane``:
+    the same in the table plane, ``from_plane``: plane to those pixels), each side fitted
+    with a line. The sides are looked for along the smallest rectangle round the outline in
+    the plane, where the card is a rectangle: in the picture a tilted camera makes it a
+    trapezoid, whose box there runs along none of its sides."""
+    box = cv2.boxPoints(cv2.minAreaRect(plane.astype(np.float32))).astype(np.float64)
+    approx = _to(from_plane, box).astype(np.float32)
+    quad = fit_quad(contour, approx)
     if quad is None:
-        quad = cv2.boxPoints(rect).astype(np.float32)
+        quad = approx
     return _full(quad, scale)
