@@ -87,7 +87,8 @@ def _looks_like_a_card(label: str, score: float, margin: float) -> bool:
 
 _PEELED_TEXTURE = 0.09
 """A card found inside a blob must show some pattern: the spread of its grey levels at least
-this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
+this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less), or
+read as the back by its colour (:data:`_PEELED_BACK_EVIDENCE`)."""
 
 
 def _covers(quads: list[Vector], peeled: list[bool], on: list[list[Vector]]
@@ -134,9 +135,10 @@ def _props_on(quads: list[Vector], props: list[Vector]) -> list[list[Vector]]:
 
 
 def _textured(halves: Image, inferred: list[bool]) -> list[int]:
-    """Which of the cards found to keep: all but those whose outline was inferred that are
-    plain (a sleeve, an arm). ``halves``: the cards straightened at half of
-    :data:`vision.recognise.CANON`, stacked."""
+    """Which of the cards found are not plain: all but those whose outline was inferred that
+    show no pattern (a sleeve, an arm; or a back blurred or small, which its reading may still
+    keep). ``halves``: the cards straightened at half of :data:`vision.recognise.CANON`,
+    stacked."""
     which = [i for i, p in enumerate(inferred) if p]
     if not which:
         return list(range(len(inferred)))
@@ -252,17 +254,18 @@ class FrameAnalyser:
             # back of a faint print under a tinted light), unless a prop lies on it (below).
             inferred_all = [p and not w for p, w in zip(found.peeled, found.whole,
                                                          strict=True)]
-            keep = _textured(straight.reshape(-1, half[0], 3), inferred_all)
-            quads = [found.quads[i] for i in keep]
-            peeled = [found.peeled[i] for i in keep]
-            inferred = [inferred_all[i] for i in keep]
-            halves: Image | None = straight[keep]
+            textured = set(_textured(straight.reshape(-1, half[0], 3), inferred_all))
+            plain = [i not in textured for i in range(len(found.quads))]
+            quads = found.quads
+            peeled = found.peeled
+            inferred = inferred_all
+            halves: Image | None = straight
             occluded = self._occluded(found.occluders)
             props = found.props
         else:
             quads = detect_cards(frame, self.detector)
             peeled = [False] * len(quads)
-            inferred = peeled
+            inferred = plain = peeled
             props = []
             halves = None
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
@@ -296,6 +299,11 @@ class FrameAnalyser:
                     label, score, margin):
                 # An outline inferred inside a blob that looks like no card; or a card with a
                 # chip or a protector on it, which its reading may have taken for its print.
+                continue
+            if plain[k] and not (label == BACK and margin >= _PEELED_BACK_EVIDENCE):
+                # Plain like a sleeve or an arm, and not the deck's back by its colour (a back
+                # blurred or small has lost its pattern, not its colour). An arm reaching in
+                # from the frame's edge is held to the stricter rule of the detection.
                 continue
             if peeled[k] and label == JOKER:
                 # A joker has no index to bear it out, and its plain art is what a palm or a
