@@ -23,6 +23,9 @@ a squared pair or a burn pile, where the top card's own edge is faint: a back on
 _INSIDE = 6
 """Probes (the innermost, three pixels and more inside the side as found) that give the
 card's own level."""
+_CONTRAST = 24.0
+"""Grey levels between the card's own level and the level beyond for the sign of its edge's
+step to count."""
 _BEYOND = int(np.searchsorted(_SNAP_D, -1.0))
 """Probes from a pixel inside the side as found outwards: where what lies beyond the card is
 looked for (not the card's own print further in)."""
@@ -64,7 +67,10 @@ def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
     beyond = values[..., _BEYOND:]
     far = np.take_along_axis(beyond, np.argmax(np.abs(beyond - own), axis=-1)[..., None],
                              axis=-1)
-    step = np.maximum(rise * np.sign(far - own), 0.0)
+    # Where the card's level and the level beyond differ little (a back on cloth of about its
+    # brightness) the sign says nothing: a step either way counts, as before.
+    sign = np.where(np.abs(far - own) >= _CONTRAST, np.sign(far - own), 0.0)
+    step = np.where(sign == 0.0, np.abs(rise), np.maximum(rise * sign, 0.0))
     best = np.argmax(step * _NEARBY, axis=-1)
     flat_step = step.reshape(-1, step.shape[-1])
     strength = flat_step[np.arange(len(flat_step)), best.ravel()].reshape(best.shape)
