@@ -199,3 +199,39 @@ def test_a_face_read_on_an_outline_cut_from_a_pile_needs_a_stronger_score(
             assert s.sure == sure_reading(s.label, s.score, peeled=s.peeled)
             piled += s.zone == "muck" and s.peeled
     assert piled >= 3
+
+
+def test_a_bare_forearm_from_the_frame_edge_is_no_row_of_cards(
+        deck: dict[str, np.ndarray], recogniser: Recogniser) -> None:
+    """A forearm about a card wide, reaching in from the frame's border, was peeled into a
+    ladder of card-sized rectangles (two sides each on the arm's outline), read as backs
+    (skin near the back's maroon): four made-up cards. A blob reaching the frame's border is
+    an arm: its cards need most of their sides borne out, the rest is the occluder. (The
+    board's ace beside the hand, in the arm's blob with too few of its sides in view, is held
+    as occluded with it now rather than read.)"""
+    setup = scenes.make_setup(18, size=(640, 480), felt="blue", tilt=15.0)
+    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=_calibrated(setup, deck))
+    scene = scenes.make_scene(setup, deck, 2, force=frozenset({"hand"}))
+    view = analyser.view(scene.image)
+    made_up = [s for s in view.cards
+               if max(iou(c.corners, s.corners) for c in scene.cards) < 0.25]
+    assert made_up == []
+    # The arm is what lies over the board: the board's zone is held (it was not: the arm
+    # was taken for cards, and nothing was left over to be the occluder).
+    assert "board" in {c.zone for c in scene.cards if c.under_hand}
+    assert {c.zone for c in scene.cards if c.under_hand} <= view.occluded
+
+
+def test_a_side_between_two_touching_cards_is_snapped_to_its_own_edge() -> None:
+    """Two pale cards touching, a dark gap line between them: the side found two pixels out
+    (on the gap) goes back to its own edge, the step down into the gap, not to the next
+    card's edge just beyond it, the step back up, as strong."""
+    from vision.edges import snap
+
+    grey = np.full((200, 260), 40.0, np.float32)  # dark cloth
+    grey[40:160, 30:129] = 235.0  # the card, its right edge at x = 129
+    grey[40:160, 131:230] = 235.0  # its neighbour beyond a two-pixel gap
+    own = np.array([(29.5, 39.5), (128.5, 39.5), (128.5, 159.5), (29.5, 159.5)], np.float32)
+    found = own + np.array([(0, 0), (2.5, 0), (2.5, 0), (0, 0)], np.float32)
+    (snapped,) = snap(grey, [found])
+    assert np.abs(snapped - own).max() < 0.75

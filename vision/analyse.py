@@ -106,7 +106,8 @@ def _looks_like_a_card(label: str, score: float, margin: float) -> bool:
 
 _PEELED_TEXTURE = 0.09
 """A card found inside a blob must show some pattern: the spread of its grey levels at least
-this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less)."""
+this fraction of their mean (a card's are 0.11 or more, a sleeve's or a bare arm's less), or
+read as the back by its colour (:data:`_PEELED_BACK_EVIDENCE`)."""
 
 
 def _covers(quads: list[Vector], peeled: list[bool], on: list[list[Vector]]
@@ -152,18 +153,19 @@ def _props_on(quads: list[Vector], props: list[Vector]) -> list[list[Vector]]:
     return out
 
 
-def _textured(halves: Image, peeled: list[bool]) -> list[int]:
-    """Which of the cards found to keep: all but the peeled ones that are plain (a sleeve, an
-    arm). ``halves``: the cards straightened at half of :data:`vision.recognise.CANON`,
+def _textured(halves: Image, inferred: list[bool]) -> list[int]:
+    """Which of the cards found are not plain: all but those whose outline was inferred that
+    show no pattern (a sleeve, an arm; or a back blurred or small, which its reading may still
+    keep). ``halves``: the cards straightened at half of :data:`vision.recognise.CANON`,
     stacked."""
-    which = [i for i, p in enumerate(peeled) if p]
+    which = [i for i, p in enumerate(inferred) if p]
     if not which:
-        return list(range(len(peeled)))
-    grey = cv2.cvtColor(halves.reshape(len(peeled), -1, halves.shape[1], 3)[which].reshape(
+        return list(range(len(inferred)))
+    grey = cv2.cvtColor(halves.reshape(len(inferred), -1, halves.shape[1], 3)[which].reshape(
         -1, halves.shape[1], 3), cv2.COLOR_BGR2GRAY).reshape(len(which), -1).astype(np.float32)
     plain = {i for i, spread, mean in zip(which, grey.std(axis=1), grey.mean(axis=1),
                                           strict=True) if spread < _PEELED_TEXTURE * (mean + 1)}
-    return [i for i in range(len(peeled)) if i not in plain]
+    return [i for i in range(len(inferred)) if i not in plain]
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,15 +267,24 @@ class FrameAnalyser:
             half = (CANON[0] // 2, CANON[1] // 2)
             straight = warp_cards(frame, found.quads, half).reshape(
                 len(found.quads), half[1], half[0], 3)
-            keep = _textured(straight.reshape(-1, half[0], 3), found.peeled)
-            quads = [found.quads[i] for i in keep]
-            peeled = [found.peeled[i] for i in keep]
-            halves: Image | None = straight[keep]
+            # Only an outline inferred inside a blob must also look like a card: a card whose
+            # whole outline is seen (alone, in a neat row, or peeled with its sides borne out
+            # and under no other) is a card however plain or faint it reads (a blurred back, a
+            # back of a faint print under a tinted light), unless a prop lies on it (below).
+            inferred_all = [p and not w for p, w in zip(found.peeled, found.whole,
+                                                         strict=True)]
+            textured = set(_textured(straight.reshape(-1, half[0], 3), inferred_all))
+            plain = [i not in textured for i in range(len(found.quads))]
+            quads = found.quads
+            peeled = found.peeled
+            inferred = inferred_all
+            halves: Image | None = straight
             occluded = self._occluded(found.occluders)
             props = found.props
         else:
             quads = detect_cards(frame, self.detector)
             peeled = [False] * len(quads)
+            inferred = plain = peeled
             props = []
             halves = None
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
@@ -303,8 +314,16 @@ class FrameAnalyser:
                                                            strict=True)):
             assert reading is not None
             label, score, margin = reading
-            if peeled[k] and not _looks_like_a_card(label, score, margin):
-                continue  # an outline inferred inside a blob that looks like no card
+            if (inferred[k] or (peeled[k] and under[k])) and not _looks_like_a_card(
+                    label, score, margin):
+                # An outline inferred inside a blob that looks like no card; or a card with a
+                # chip or a protector on it, which its reading may have taken for its print.
+                continue
+            if plain[k] and not (label == BACK and margin >= _PEELED_BACK_EVIDENCE):
+                # Plain like a sleeve or an arm, and not the deck's back by its colour (a back
+                # blurred or small has lost its pattern, not its colour). An arm reaching in
+                # from the frame's edge is held to the stricter rule of the detection.
+                continue
             if peeled[k] and label == JOKER:
                 # A joker has no index to bear it out, and its plain art is what a palm or a
                 # forearm inside a blob resembles: from an inferred outline it is not read.

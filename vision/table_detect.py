@@ -43,8 +43,10 @@ def _full(quad: Vector, scale: int) -> Quad:
 _MIN_PIECE = 0.06  # card areas: smaller leftovers are a card's edge, not a card
 _OCCLUDER = 0.45  # card areas: larger leftovers are a hand, an arm, a stack of chips
 _BORNE_BY_OCCLUDER = 0.75
-"""A card peeled from a blob that also holds an occluder (a hand, an arm) must have this share
-of its sides borne out (elsewhere half will do): a rectangle on a hand's outline has two."""
+"""A card peeled from a blob that also holds an occluder (a hand, an arm), or that reaches the
+frame's border (an arm reaching in: a forearm about a card wide peels into a row of card-sized
+rectangles and leaves no occluder), must have this share of its sides borne out (elsewhere
+half will do): a rectangle on a hand's or an arm's outline has two."""
 _PROP_RADIUS = 0.5
 """Card heights: the largest round thing (chip, protector) a small unexplained piece is taken
 for; a piece whose outline fits a larger circle is not drawn over the cards."""
@@ -56,6 +58,10 @@ _SEEN_INSIDE = 0.88
 """A card peeled under others must show at least this share of its sides' points in view,
 have this share of those borne out, and this share of its part in view within the blob
 (:func:`_in_view`)."""
+_WHOLE_BORNE = 0.9
+"""A card peeled from a blob with this share of its sides borne out, under none of the blob's
+other cards, shows its whole outline, as a lone card does (two backs lying side by side and
+touching, a pair laid apart whose gap closes at half resolution)."""
 _MIN_NEW = 0.12
 """A card peeled off a blob must show at least this much of itself not already explained by
 the cards found before it (a squared card showing less is not told from its neighbour's
@@ -69,12 +75,16 @@ class TableDetection:
     inferred, part of it may be hidden); ``occluders``: half-resolution mask of what lies over
     the table and is no card; ``props``: outlines (full-frame pixels) of the smaller things
     no card explains that lie on cards (a chip, a card protector), as far as their outline in
-    view says they reach over the cards (:func:`_prop_outline`)."""
+    view says they reach over the cards (:func:`_prop_outline`); ``whole``: for each, whether
+    its whole outline is seen (a lone card, a card of a neat row, or a peeled card lying under
+    none of its blob's other cards with :data:`_WHOLE_BORNE` of its sides borne out): its
+    outline is then as certain as a lone card's."""
 
     quads: list[Quad]
     peeled: list[bool]
     occluders: Image
     props: list[Vector] = field(default_factory=list)
+    whole: list[bool] = field(default_factory=list)
 
 
 def plane_of(table: EmptyTable, card_height: float) -> Vector:
@@ -430,6 +440,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     found = [found[i] for i in order]
     quads: list[Quad] = []
     peeled: list[bool] = []
+    whole: list[bool] = []
     occluders = np.zeros_like(mask)
     props: list[Vector] = []
     for contour in found:
@@ -447,8 +458,9 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         slack = 0.1 + 1.5 / px
         if (abs(short - aspect) < slack * aspect and abs(long - 1) < slack
                 and hull > 0.88 * short * long and area > 0.8 * short * long):
-            quads.append(_single(contour, scale))
+            quads.append(_single(contour, p, from_plane_small, scale))
             peeled.append(False)
+            whole.append(True)
             continue
         row = _row(p, area, hull, aspect, slack)
         if row is not None:
@@ -456,6 +468,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                 quad = _to(from_plane_small, rect)
                 quads.append(_full(quad, scale))
                 peeled.append(True)
+                whole.append(True)  # a rectangle a whole number of cards long, cut up
             continue
         x, y, w, h = cv2.boundingRect(contour)
         x0, y0 = max(x - 3, 0), max(y - 3, 0)
@@ -494,8 +507,9 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         if not rects and 0.75 * aspect <= area <= 1.6 * aspect and hull > 0.8 * short * long:
             # About one card that peels into none (a squared burn pile, two cards merged at
             # half resolution): one card, its outline fitted, rather than nothing.
-            quads.append(_single(contour, scale))
+            quads.append(_single(contour, p, from_plane_small, scale))
             peeled.append(True)
+            whole.append(False)
             continue
         over = np.zeros_like(local)
         for piece, cs, piece_area in _pieces(left, blob):
@@ -506,9 +520,13 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
                 if shape is not None:
                     props.append((shape + np.array([x0, y0])) * scale + (scale - 1) / 2)
         outline = contour - np.array([x0, y0], np.int32)
-        for rect, borne in ((card.rect, card.borne) for card in rects):
+        alone = _alone(rects, aspect)
+        # A blob reaching the frame's border: an arm reaching in from outside the picture
+        # (its hand over the cards), even where every part of it was taken for a card.
+        edge_blob = x < 1 or y < 1 or x + w > ws - 1 or y + h > hs - 1
+        for k, (rect, borne) in enumerate((card.rect, card.borne) for card in rects):
             rough = _to(blob.from_plane, rect).astype(np.float32)
-            if over.any() and borne < _BORNE_BY_OCCLUDER:
+            if (over.any() or edge_blob) and borne < _BORNE_BY_OCCLUDER:
                 # Next to a hand or an arm a card needs most of its sides in view; else what
                 # it covers is part of what lies over the table (the zone is held, not read).
                 cv2.fillPoly(over, [np.round(rough).astype(np.int32)], 1)
@@ -518,6 +536,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             quad = (rough if fitted is None else fitted) + np.array([x0, y0])
             quads.append(_full(quad, scale))
             peeled.append(True)
+            whole.append(alone[k] and borne >= _WHOLE_BORNE)
         if over.any():
             occluders[y0:y1, x0:x1] |= (over & local) * 255
     if quads:
@@ -527,7 +546,8 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         for start in range(0, len(quads), 500):  # remap's row limit
             part = quads[start:start + 500]
             quads[start:start + 500] = [order_corners(q) for q in snap(grey_full, part)]
-    return TableDetection(quads=quads, peeled=peeled, occluders=occluders, props=props)
+    return TableDetection(quads=quads, peeled=peeled, occluders=occluders, props=props,
+                          whole=whole)
 
 
 def _row(outline: Vector, area: float, hull: float, aspect: float, slack: float
@@ -570,16 +590,28 @@ def _row(outline: Vector, area: float, hull: float, aspect: float, slack: float
     return None
 
 
+def _alone(cards: list[_Peeled], aspect: float) -> list[bool]:
+    """For each card peeled from a blob, whether it lies under none of the cards taken before
+    it (they overlap by at most 2% of a card, in the plane): its sides are its own."""
+    rects = [np.asarray(card.rect, np.float32).reshape(-1, 1, 2) for card in cards]
+    return [all(cv2.intersectConvexConvex(rects[j], rect)[0] <= 0.02 * aspect
+                for j in range(k)) for k, rect in enumerate(rects)]
+
+
 def _unshift(x0: int, y0: int) -> Vector:
     """The inverse of the move by (x0, y0) (whole pixels: exactly)."""
     return np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
 
 
-def _single(contour: Contour, scale: int) -> Quad:
-    """A lone card's corners from its outline (at ``scale`` times less resolution), each side
-    fitted with a line."""
-    rect = cv2.minAreaRect(contour)
-    quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
+def _single(contour: Contour, plane: Vector, from_plane: Vector, scale: int) -> Quad:
+    """A lone card's corners from its outline (at ``scale`` times less resolution; ``plane``:
+    the same in the table plane, ``from_plane``: plane to those pixels), each side fitted
+    with a line. The sides are looked for along the smallest rectangle round the outline in
+    the plane, where the card is a rectangle: in the picture a tilted camera makes it a
+    trapezoid, whose box there runs along none of its sides."""
+    box = cv2.boxPoints(cv2.minAreaRect(plane.astype(np.float32))).astype(np.float64)
+    approx = _to(from_plane, box).astype(np.float32)
+    quad = fit_quad(contour, approx)
     if quad is None:
-        quad = cv2.boxPoints(rect).astype(np.float32)
+        quad = approx
     return _full(quad, scale)
