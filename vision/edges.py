@@ -3,8 +3,7 @@
 A mask's outline runs through the pixels at the card's border, which blur, a drop shadow and
 JPEG make a pixel or two wider than the card; on a card 45 pixels tall that is several percent,
 too much for its small index to be read, or for a card to be told from two cards squared on top
-of each other. :func:`snap` refits each side to where the brightness steps across it, from the
-card's own level towards what lies beyond.
+of each other. :func:`snap` refits each side to where the brightness steps across it.
 """
 
 from __future__ import annotations
@@ -20,15 +19,6 @@ _NEARBY = 1.0 / (1.0 + (_SNAP_D[1:-1] / 2.5) ** 2)
 """How much an edge counts by how far it lies from the side as found: the nearest clear edge
 is the card's own, not a stronger one a few pixels off (the outline of the card under it in
 a squared pair or a burn pile, where the top card's own edge is faint: a back on a back)."""
-_INSIDE = 6
-"""Probes (the innermost, three pixels and more inside the side as found) that give the
-card's own level."""
-_CONTRAST = 24.0
-"""Grey levels between the card's own level and the level beyond for the sign of its edge's
-step to count."""
-_BEYOND = int(np.searchsorted(_SNAP_D, -1.0))
-"""Probes from a pixel inside the side as found outwards: where what lies beyond the card is
-looked for (not the card's own print further in)."""
 
 
 def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
@@ -58,19 +48,7 @@ def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
     values = np.asarray(cv2.remap(grey, probe_x.reshape(-1, len(_SNAP_D)),
                                   probe_y.reshape(-1, len(_SNAP_D)), cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_REPLICATE), np.float32).reshape(shape)
-    rise = values[..., 2:] - values[..., :-2]  # outward, across the side, two half-steps
-    # The card's own edge steps from the card's level towards what lies beyond it: towards
-    # the level beyond the side farthest from the card's own (the cloth; between two touching
-    # cards, the dark gap or shadow line, from which the next card's edge steps back: that
-    # step, as strong, is the other card's and goes the other way).
-    own = values[..., :_INSIDE].mean(axis=-1, keepdims=True)
-    beyond = values[..., _BEYOND:]
-    far = np.take_along_axis(beyond, np.argmax(np.abs(beyond - own), axis=-1)[..., None],
-                             axis=-1)
-    # Where the card's level and the level beyond differ little (a back on cloth of about its
-    # brightness) the sign says nothing: a step either way counts, as before.
-    sign = np.where(np.abs(far - own) >= _CONTRAST, np.sign(far - own), 0.0)
-    step = np.where(sign == 0.0, np.abs(rise), np.maximum(rise * sign, 0.0))
+    step = np.abs(values[..., 2:] - values[..., :-2])  # across the side, two half-steps
     best = np.argmax(step * _NEARBY, axis=-1)
     flat_step = step.reshape(-1, step.shape[-1])
     strength = flat_step[np.arange(len(flat_step)), best.ravel()].reshape(best.shape)
