@@ -271,13 +271,11 @@ class FrameAnalyser:
             # whole outline is seen (alone, in a neat row, or peeled with its sides borne out
             # and under no other) is a card however plain or faint it reads (a blurred back, a
             # back of a faint print under a tinted light), unless a prop lies on it (below).
-            inferred_all = [p and not w for p, w in zip(found.peeled, found.whole,
-                                                         strict=True)]
-            textured = set(_textured(straight.reshape(-1, half[0], 3), inferred_all))
+            inferred = [p and not w for p, w in zip(found.peeled, found.whole, strict=True)]
+            textured = set(_textured(straight.reshape(-1, half[0], 3), inferred))
             plain = [i not in textured for i in range(len(found.quads))]
             quads = found.quads
             peeled = found.peeled
-            inferred = inferred_all
             halves: Image | None = straight
             occluded = self._occluded(found.occluders)
             props = found.props
