@@ -220,3 +220,22 @@ def test_a_bare_forearm_from_the_frame_edge_is_no_row_of_cards(
     # was taken for cards, and nothing was left over to be the occluder).
     assert "board" in {c.zone for c in scene.cards if c.under_hand}
     assert {c.zone for c in scene.cards if c.under_hand} <= view.occluded
+
+
+def test_a_side_between_two_touching_cards_is_snapped_to_its_own_edge() -> None:
+    """Two pale cards touching, a dark gap line between them: the side found two pixels out
+    (on the gap) goes back to its own edge, the step down into the gap, not to the next
+    card's edge just beyond it, the step back up, as strong; unsigned, it goes to the
+    neighbour's (the lone card's rule: a squared pair's top card's nearest step)."""
+    from vision.edges import snap
+
+    grey = np.full((200, 260), 40.0, np.float32)  # dark cloth
+    grey[40:160, 30:129] = 235.0  # the card, its right edge at x = 129
+    grey[40:160, 131:230] = 235.0  # its neighbour beyond a two-pixel gap
+    own = np.array([(29.5, 39.5), (128.5, 39.5), (128.5, 159.5), (29.5, 159.5)], np.float32)
+    found = own + np.array([(0, 0), (2.5, 0), (2.5, 0), (0, 0)], np.float32)
+    (snapped,) = snap(grey, [found], [True])
+    assert np.abs(snapped - own).max() < 0.75
+    (unsigned,) = snap(grey, [found])
+    assert np.abs(unsigned - own).max() > 1.0
+

@@ -8,6 +8,8 @@ of each other. :func:`snap` refits each side to where the brightness steps acros
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -19,14 +21,31 @@ _NEARBY = 1.0 / (1.0 + (_SNAP_D[1:-1] / 2.5) ** 2)
 """How much an edge counts by how far it lies from the side as found: the nearest clear edge
 is the card's own, not a stronger one a few pixels off (the outline of the card under it in
 a squared pair or a burn pile, where the top card's own edge is faint: a back on a back)."""
+_INSIDE = 6
+"""Probes (the innermost, three pixels and more inside the side as found) that give the
+card's own level, for :func:`snap`'s ``signed``."""
+_CONTRAST = 24.0
+"""Grey levels between the card's own level and the level beyond for the sign of its edge's
+step to count."""
+_BEYOND = int(np.searchsorted(_SNAP_D, -1.0))
+"""Probes from a pixel inside the side as found outwards: where what lies beyond the card is
+looked for (not the card's own print further in)."""
 
 
-def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
+def snap(grey: Image, quads: list[Quad], signed: Sequence[bool] | None = None
+         ) -> list[Quad]:
     """Each card's sides moved onto the picture's edges nearby (full resolution, within six
     pixels): a side is refitted to the points along it where the brightness changes most
     steeply across it; a side with too few such points, or a corner that would move too far,
     stays. An outline inferred from a blob at half resolution is a few pixels off, too much
-    for a small index."""
+    for a small index.
+
+    ``signed``: for each card, whether only a step of the card's own sign counts, from its own
+    level towards the level beyond the side (for cards lying side by side, touching: between
+    two of them the side steps down into the dark gap or shadow line, and the next card's edge
+    steps back up as strongly; a side of the middle card of a touching board went to its
+    neighbour's edge). Not for a card that may lie on another (a squared pair: the lower
+    card's outline is a step of the same sign a few pixels out)."""
     if not quads:
         return quads
     q = np.stack([np.asarray(x, np.float32).reshape(4, 2) for x in quads])  # (K, 4, 2)
@@ -48,7 +67,20 @@ def snap(grey: Image, quads: list[Quad]) -> list[Quad]:
     values = np.asarray(cv2.remap(grey, probe_x.reshape(-1, len(_SNAP_D)),
                                   probe_y.reshape(-1, len(_SNAP_D)), cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_REPLICATE), np.float32).reshape(shape)
-    step = np.abs(values[..., 2:] - values[..., :-2])  # across the side, two half-steps
+    rise = values[..., 2:] - values[..., :-2]  # outward, across the side, two half-steps
+    step = np.abs(rise)
+    if signed is not None and any(signed):
+        which = np.flatnonzero(np.asarray(signed, bool))
+        v = values[which]
+        # The card's own edge steps from the card's level towards what lies beyond it: the
+        # level beyond the side farthest from the card's own. Where the two differ little (a
+        # back on cloth of about its brightness) the sign says nothing: a step either way.
+        own = v[..., :_INSIDE].mean(axis=-1, keepdims=True)
+        beyond = v[..., _BEYOND:]
+        far = np.take_along_axis(beyond, np.argmax(np.abs(beyond - own), axis=-1)[..., None],
+                                 axis=-1)
+        sign = np.where(np.abs(far - own) >= _CONTRAST, np.sign(far - own), 0.0)
+        step[which] = np.where(sign == 0.0, step[which], np.maximum(rise[which] * sign, 0.0))
     best = np.argmax(step * _NEARBY, axis=-1)
     flat_step = step.reshape(-1, step.shape[-1])
     strength = flat_step[np.arange(len(flat_step)), best.ravel()].reshape(best.shape)

@@ -443,6 +443,9 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     whole: list[bool] = []
     occluders = np.zeros_like(mask)
     props: list[Vector] = []
+    # The cards fitted as one card although they may be several squared (their outline's
+    # sides may be the lower card's): snapped to the nearest step of either sign.
+    unsigned: set[int] = set()
     for contour in found:
         pts = contour.reshape(-1, 2).astype(np.float64)
         p = _to(to_plane_small, pts)
@@ -510,6 +513,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             quads.append(_single(contour, p, from_plane_small, scale))
             peeled.append(True)
             whole.append(False)
+            unsigned.add(len(quads) - 1)
             continue
         over = np.zeros_like(local)
         for piece, cs, piece_area in _pieces(left, blob):
@@ -545,7 +549,12 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
         for start in range(0, len(quads), 500):  # remap's row limit
             part = quads[start:start + 500]
-            quads[start:start + 500] = [order_corners(q) for q in snap(grey_full, part)]
+            # A peeled card's side may run between it and a card touching it (a board, a
+            # row, a pile): only a step of its own sign is its edge (:func:`snap`). A lone
+            # card's outline may be a squared pair's: the nearest step, of either sign.
+            signed = [peeled[start + k] and start + k not in unsigned
+                      for k in range(len(part))]
+            quads[start:start + 500] = [order_corners(q) for q in snap(grey_full, part, signed)]
     return TableDetection(quads=quads, peeled=peeled, occluders=occluders, props=props,
                           whole=whole)
 
