@@ -449,12 +449,13 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     for contour in found:
         pts = contour.reshape(-1, 2).astype(np.float64)
         p = _to(to_plane_small, pts)
-        area = abs(float(cv2.contourArea(p.astype(np.float32))))
+        p32 = p.astype(np.float32)  # the outline in the plane, as OpenCV takes it (once)
+        area = abs(float(cv2.contourArea(p32)))
         if area < 0.25 * aspect:
             continue
-        (_, _), (rw, rh), _ = cv2.minAreaRect(p.astype(np.float32))
+        (_, _), (rw, rh), _ = cv2.minAreaRect(p32)
         short, long = min(rw, rh), max(rw, rh)
-        hull = abs(float(cv2.contourArea(cv2.convexHull(p.astype(np.float32)))))
+        hull = abs(float(cv2.contourArea(cv2.convexHull(p32))))
         # An outline through pixel centres is a pixel short of the card each way: on a small
         # card that is several percent.
         px = math.sqrt(max(cv2.contourArea(contour), 1.0) / area)  # pixels per card height
