@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -195,7 +196,15 @@ def test_calibrate_learns_the_empty_table_and_detect_uses_it(tmp_path: Path,
     code = main(["vision", "calibrate", "--empty", *empties, "--cards", str(cards), "--deck",
                  "bridge", "--store", str(store), "--out", str(out), "--save-table", str(table)])
     assert code == 0, capsys.readouterr().err
-    assert "and its plane" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "and its plane" in said
+    # The light measured on the backs laid is the camera's white balance, undone.
+    gains = re.search(r"the room's light on the \d+ backs laid.*gains blue ([\d.]+), "
+                      r"green ([\d.]+), red ([\d.]+)", said)
+    assert gains is not None, said
+    cast = np.array(scenes.WHITE_BALANCE[setup.white_balance])
+    undo = 1 / cast / np.exp(np.log(1 / cast).mean())
+    assert np.allclose([float(g) for g in gains.groups()], undo, atol=0.08), (said, undo)
     picture = cv2.imread(str(out))
     assert picture is not None and picture.shape == (720, 1280, 3)
     # The zones in image coordinates and the calibrated table, from the configuration.

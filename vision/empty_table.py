@@ -10,6 +10,10 @@
   are rectangles of one known shape, so the perspective (a camera up to 40 degrees off vertical)
   is what makes them look different across the frame. With it, a card's expected outline is
   known everywhere; without it, a single card height (the layout's) stands for the whole frame.
+- **The room's light on the cards** (``laid``): the cards laid for the plane are backs of the
+  deck in play; their pictures, kept straightened, show what the room's light and the camera's
+  white balance do to the deck's back (:meth:`vision.recognise.Recogniser.room_light`): a red
+  back under a cool light looks grey, and is told from a face only once that light is undone.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from vision.arrays import Image, Quad, Vector
 
 SCALE = 2
 """The cloth is compared at this many times less resolution than the frame."""
+LAID = (36, 50)
+"""Width, height at which the cards laid for the plane are kept, straightened."""
 
 
 class TableCalibrationError(ValueError):
@@ -42,13 +48,16 @@ def half(frame: Image) -> Image:
 class EmptyTable:
     """The calibrated table: ``background`` (half-resolution float32 BGR, the empty cloth),
     ``noise`` (grey levels of frame-to-frame noise), ``plane`` (3x3: full-resolution image
-    pixels to table plane in card heights; None: not calibrated with cards)."""
+    pixels to table plane in card heights; None: not calibrated with cards), ``laid`` (the
+    cards laid for the plane, straightened at :data:`LAID`, stacked top to bottom: (N * 50, 36,
+    3) uint8; None: not calibrated with cards)."""
 
     width: int
     height: int
     background: Image
     noise: float
     plane: Vector | None = None
+    laid: Image | None = None
 
     def foreground(self, small: Image) -> Image:
         """Half-resolution mask (uint8 0/255) of what is not the empty cloth in ``small`` (a
@@ -101,7 +110,8 @@ class EmptyTable:
         np.savez_compressed(str(path), background=self.background.astype(np.float32),
                             size=np.array([self.width, self.height]),
                             noise=np.array([self.noise]),
-                            plane=self.plane if self.plane is not None else np.zeros((0,)))
+                            plane=self.plane if self.plane is not None else np.zeros((0,)),
+                            laid=self.laid if self.laid is not None else np.zeros((0,), np.uint8))
 
     @staticmethod
     def load(path: str | Path) -> EmptyTable:
@@ -109,15 +119,22 @@ class EmptyTable:
             with np.load(str(path)) as data:
                 width, height = (int(v) for v in data["size"])
                 plane = data["plane"]
+                # Calibrations saved before the laid cards were kept have none.
+                laid = data["laid"] if "laid" in data.files else np.zeros((0,), np.uint8)
                 table = EmptyTable(width=width, height=height,
                                    background=np.asarray(data["background"], np.float32),
                                    noise=float(data["noise"][0]),
                                    plane=None if plane.size == 0 else np.asarray(plane,
-                                                                                 np.float64))
+                                                                                 np.float64),
+                                   laid=None if laid.size == 0 else np.asarray(laid, np.uint8))
         except (OSError, KeyError, ValueError) as exc:
             raise TableCalibrationError(f"{path}: not a table calibration ({exc})") from None
         if table.background.shape != (height // SCALE, width // SCALE, 3):
             raise TableCalibrationError(f"{path}: background does not match {width}x{height}")
+        if table.laid is not None and (table.laid.ndim != 3 or table.laid.shape[1:] != (
+                LAID[0], 3) or table.laid.shape[0] % LAID[1]):
+            raise TableCalibrationError(f"{path}: laid cards of shape {table.laid.shape} are "
+                                        f"not pictures of {LAID[0]}x{LAID[1]}")
         return table
 
 
@@ -233,5 +250,8 @@ def calibrate_table(empty: Sequence[Image], cards: Image | None = None, *,
     if len(quads) < 3:
         raise TableCalibrationError(
             f"lay at least 3 cards apart on the table for the plane; found {len(quads)}")
+    from vision.templates import warp_cards
+
     return EmptyTable(width=table.width, height=table.height, background=table.background,
-                      noise=table.noise, plane=plane_from_cards(quads, aspect))
+                      noise=table.noise, plane=plane_from_cards(quads, aspect),
+                      laid=warp_cards(cards, quads, LAID))

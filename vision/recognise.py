@@ -243,6 +243,24 @@ def _colour_cells(halves: Image, count: int) -> Vector:
     return np.asarray(np.hstack([cells.reshape(count, -1), weight * tint]), np.float32)
 
 
+def _interior_means(halves: Image, count: int) -> Vector:
+    """The mean colour (B, G, R) of each of ``count`` half-size cards stacked in ``halves``,
+    its outer three pixels left out (as :func:`_colour_cells`): (count, 3)."""
+    h = halves.shape[0] // count
+    inner = halves.reshape(count, h, -1, 3)[:, 3:-3, 3:-3].astype(np.float32)
+    return np.asarray(inner.reshape(count, -1, 3).mean(axis=1), np.float32)
+
+
+_LIGHT_LIMIT = 3.0
+"""The room's light is undone by at most this factor in any channel (a colour cast beyond it
+is no white balance: the cards laid were not the deck's backs)."""
+
+
+def _in_light(halves: Image, light: Vector) -> Image:
+    """``halves`` with each channel scaled by ``light`` (B, G, R gains)."""
+    return np.asarray(np.clip(halves.astype(np.float32) * light, 0, 255), np.uint8)
+
+
 def _masked_cells(half: Image, hidden: Image) -> tuple[Vector, Vector, int] | None:
     """:func:`_colour_cells` of one half-size card over the part in view (``hidden``: CANON
     mask, 1 hidden): its colour picture (the median taken over the pixels in view), the
@@ -285,6 +303,35 @@ def _distances(cells: Vector, templates: Vector) -> Vector:
     theirs = np.einsum("ij,ij->i", templates, templates)
     d = own[:, None] + theirs[None, :] - 2.0 * cross
     return np.asarray(np.maximum(d, 0.0) / (_CELLS[0] * _CELLS[1]), np.float32)
+
+
+_FOREIGN = 0.3
+"""Face or back: a colour cell this far (squared log ratios, three channels) from both the
+nearest back's and the nearest face's is neither: a chip or a card protector lying within the
+card's outline (unseen by the detection, which sees the card's outline only)."""
+_MOST_FOREIGN = 0.3
+"""At most this share of a card's colour cells are left out as foreign."""
+
+
+def _without_foreign(cells: Vector, back: Vector, face: Vector) -> tuple[Vector, Vector]:
+    """:func:`_distances` of each card's colour picture (``cells``, (cards, C)) with its
+    nearest back (``back``, (cards, C)) and its nearest face (``face``), both over the same
+    cells: those unlike either (:data:`_FOREIGN`; at most :data:`_MOST_FOREIGN` of them, the
+    most unlike) left out, the tint in full. (cards,), (cards,)."""
+    n_cells = _CELLS[0] * _CELLS[1]
+    db = (back - cells) ** 2
+    df = (face - cells) ** 2
+    eb = db[:, :3 * n_cells].reshape(len(cells), n_cells, 3).sum(axis=2)
+    ef = df[:, :3 * n_cells].reshape(len(cells), n_cells, 3).sum(axis=2)
+    unlike = np.minimum(eb, ef)
+    limit = int(_MOST_FOREIGN * n_cells)
+    # The most unlike cells first; of them, those unlike both, at most ``limit``.
+    rank = np.argsort(-unlike, axis=1).argsort(axis=1)
+    keep = ~((unlike > _FOREIGN) & (rank < limit))
+    kept = np.maximum(keep.sum(axis=1), 1)
+    near_back = (eb * keep).sum(axis=1) / kept + db[:, 3 * n_cells:].sum(axis=1) / n_cells
+    near_face = (ef * keep).sum(axis=1) / kept + df[:, 3 * n_cells:].sum(axis=1) / n_cells
+    return np.asarray(near_back, np.float32), np.asarray(near_face, np.float32)
 
 
 def hidden_mask(quad: Vector, covers: Sequence[Vector]) -> Image:
@@ -416,6 +463,8 @@ class Recogniser:
             return _colour_cells(np.vstack(halves), len(halves))
 
         self._back_cells = colours([back])
+        self._back_colour = _interior_means(
+            cv2.resize(back, half, interpolation=cv2.INTER_AREA), 1)[0]
         self._face_cells = colours([canon[label] for label in self.labels] + [
             np.asarray(cv2.resize(v, CANON, interpolation=cv2.INTER_AREA), np.uint8)
             for v in deck.jokers.values()])
@@ -435,6 +484,38 @@ class Recogniser:
         self._joker_thumbs = (np.stack(joker_thumbs) if jokers
                               else np.zeros((0, _THUMB[0] * _THUMB[1]), np.float32))
         self._joker_details = [np.stack(d) for d in joker_details] if jokers else []
+
+    def room_light(self, laid: Image) -> Vector | None:
+        """The gains (B, G, R) that undo the room's light and the camera's white balance on
+        the deck's back, from pictures of backs laid on the table under that light (``laid``:
+        straightened, stacked top to bottom, :data:`vision.empty_table.LAID` each, as a table
+        calibration keeps them): each channel of the enrolled back's mean colour over the
+        laid backs' (the median over the cards), its overall level left out (a dimmer room
+        changes neither the thumbnails nor the colour pictures). A red back under a cool light
+        looks grey: only with the light undone is its colour the back's again.
+
+        None when there are no laid cards, the cast is beyond :data:`_LIGHT_LIMIT` in a
+        channel, or with the light undone fewer than half the laid cards read as backs (the
+        cards laid were not this deck's backs)."""
+        half = (CANON[0] // 2, CANON[1] // 2)
+        if laid.ndim != 3 or laid.shape[2] != 3 or laid.shape[1] < 8:
+            return None
+        # Each card is as tall as the deck's canonical picture makes it for its width.
+        each = round(laid.shape[1] * half[1] / half[0])
+        count = laid.shape[0] // each
+        if count < 1 or laid.shape[0] != count * each:
+            return None
+        cards = cv2.resize(laid, (half[0], half[1] * count), interpolation=cv2.INTER_AREA)
+        seen = _interior_means(cards, count)
+        gains = np.median(self._back_colour[None, :] / np.maximum(seen, 1.0), axis=0)
+        light = gains / float(np.exp(np.log(np.maximum(gains, 1e-6)).mean()))
+        if not (np.all(np.isfinite(light)) and float(light.max()) <= _LIGHT_LIMIT
+                and float(light.min()) >= 1.0 / _LIGHT_LIMIT):
+            return None
+        backs, _, _ = self._backs(_in_light(cards, light), count)
+        if float(backs.mean()) < 0.5:
+            return None
+        return np.asarray(light, np.float32)
 
     def _balanced(self, stack: Image, count: int) -> Image:
         """Each of ``count`` stacked cards with its colours scaled so that its paper is the
@@ -522,8 +603,14 @@ class Recogniser:
         if self.has_jokers:
             rivals = np.maximum(rivals, _products(thumbs, self._joker_thumbs).max(axis=1))
         cells = _colour_cells(halves, count)
-        near_back = _distances(cells, self._back_cells).min(axis=1)
-        near_face = _distances(cells, self._face_cells).min(axis=1)
+        to_back = _distances(cells, self._back_cells)
+        to_face = _distances(cells, self._face_cells)
+        # A chip or a protector wholly within the card: its cells are like neither.
+        near_back, near_face = _without_foreign(
+            cells, self._back_cells[to_back.argmin(axis=1)],
+            self._face_cells[to_face.argmin(axis=1)])
+        near_back = np.minimum(near_back, to_back.min(axis=1))
+        near_face = np.minimum(near_face, to_face.min(axis=1))
         for i, given in enumerate(hidden or []):
             if given is None or not given.any():
                 continue
@@ -722,7 +809,8 @@ class Recogniser:
     def classify_many(self, frame: Image, quads: list[Vector],
                       hidden: Sequence[Image | None] | None = None,
                       covered: Sequence[Image | None] | None = None, *,
-                      halves: Image | None = None) -> list[Recognition]:
+                      halves: Image | None = None, light: Vector | None = None
+                      ) -> list[Recognition]:
         """Classify the cards whose corners (ordered, frame pixels) are ``quads``.
 
         ``hidden``: for each card, None or the part of it something lies over
@@ -734,7 +822,9 @@ class Recogniser:
         Face or back is decided first on a half-size straightening (a quarter of the pixels);
         only faces are straightened at full size to read their index. ``halves``: that
         straightening if the caller has it already (:func:`vision.templates.warp_cards` of
-        ``frame`` and ``quads`` at half of :data:`CANON`), else it is made here."""
+        ``frame`` and ``quads`` at half of :data:`CANON`), else it is made here. ``light``:
+        the room's light on the deck's back (:meth:`room_light`), undone before face or back
+        is decided (a face's index is read against its own paper, whatever the light)."""
         if not quads:
             return []
         half = (CANON[0] // 2, CANON[1] // 2)
@@ -743,6 +833,8 @@ class Recogniser:
         elif halves.shape != (len(quads) * half[1], half[0], 3):
             raise ValueError(f"halves of shape {halves.shape} are not {len(quads)} cards "
                              f"of {half[0]}x{half[1]}")
+        if light is not None:
+            halves = _in_light(halves, light)
         backs, evidence, back_scores = self._backs(halves, len(quads), covered)
         out: list[Recognition | None] = [None] * len(quads)
         faces: list[int] = []

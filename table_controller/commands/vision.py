@@ -229,7 +229,7 @@ def _calibrate_table(args: argparse.Namespace, config: object) -> int:
     import cv2
 
     from vision.calibration import VisionConfig, draw_zones
-    from vision.empty_table import TableCalibrationError, calibrate_table
+    from vision.empty_table import LAID, TableCalibrationError, calibrate_table
     from vision.layout import CARD_ASPECT
     from vision.templates import EnrolmentError, load_deck
 
@@ -242,16 +242,18 @@ def _calibrate_table(args: argparse.Namespace, config: object) -> int:
             return 1
         frames.append(image)
     aspect = CARD_ASPECT
+    deck = None
     if args.cards:
         if not args.deck:
             print("vision calibrate: --cards needs --deck (the deck's card shape)",
                   file=sys.stderr)
             return 2
         try:
-            aspect = load_deck(args.deck, _store(args)).aspect
+            deck = load_deck(args.deck, _store(args))
         except EnrolmentError as exc:
             print(f"vision calibrate: {exc}", file=sys.stderr)
             return 1
+        aspect = deck.aspect
     empty = frames[: len(args.empty)]
     try:
         table = calibrate_table(empty, frames[-1] if args.cards else None, aspect=aspect)
@@ -268,6 +270,18 @@ def _calibrate_table(args: argparse.Namespace, config: object) -> int:
     print(f"learned the empty table {plane}from {len(frames)} frame(s); wrote {args.out} "
           "(what the camera ignores: the cloth, its print tinted)"
           + (f" and {args.save_table}" if args.save_table else ""))
+    if deck is not None and table.laid is not None:
+        from vision.recognise import Recogniser
+
+        light = Recogniser(deck).room_light(table.laid)
+        count = table.laid.shape[0] // LAID[1]
+        if light is None:
+            print(f"the room's light on the cards: not measured (the {count} cards laid do not "
+                  f"read as the backs of deck {deck.name!r}: lay backs of the deck in play)")
+        else:
+            blue, green, red = (float(v) for v in light)
+            print(f"the room's light on the {count} backs laid, undone before face or back is "
+                  f"decided: gains blue {blue:.2f}, green {green:.2f}, red {red:.2f}")
     return 0
 
 
