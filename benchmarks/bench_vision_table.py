@@ -6,7 +6,7 @@ board, blue/grey/black/printed cloths, cool and warm light, low light, 20-40 deg
 deck of :mod:`benchmarks.bridge_deck`. The deck is enrolled from its scans as an installer would
 (``vision enroll``); should that fail, the failure is reported and the deck is enrolled from
 photos of each card on the felt instead. Each table is set up once as an installer would:
-:func:`vision.calibration.calibrate_table` from frames of the empty table (and the zones, in
+:func:`vision.scenes.calibrated_table` from frames of the empty table (and the zones, in
 image coordinates), then its scenes are analysed.
 
 Figures, overall and per condition (an image counts for every condition it shows):
@@ -48,7 +48,6 @@ from vision import props, render, scenes, synth
 from vision.analyse import FrameAnalyser, SeenCard
 from vision.arrays import Image, Quad
 from vision.detect import order_corners
-from vision.empty_table import calibrate_table
 from vision.recognise import Recogniser
 from vision.templates import DeckTemplates, EnrolmentError, enroll_from_folder, enroll_from_frames
 
@@ -230,9 +229,7 @@ def analyser_for(recogniser: Recogniser, setup: scenes.TableSetup,
     """The camera path as installed at this table: calibrated on three frames of the empty
     table and one of a few backs laid apart (the plane, and the room's light on the backs),
     the zones in image coordinates."""
-    empty = [scenes.render_empty(setup, k) for k in range(3)]
-    cards = scenes.render_calibration_cards(setup, deck_images)
-    table = calibrate_table(empty, cards, aspect=recogniser.aspect)
+    table = scenes.calibrated_table(setup, deck_images, aspect=recogniser.aspect)
     return FrameAnalyser(recogniser, layout=setup.layout(), table=table)
 
 

@@ -12,7 +12,7 @@ import pytest
 from benchmarks.bench_vision_table import iou
 from vision import scenes, synth
 from vision.analyse import FrameAnalyser
-from vision.empty_table import LAID, EmptyTable, TableCalibrationError, calibrate_table
+from vision.empty_table import LAID, EmptyTable, TableCalibrationError
 from vision.recognise import Recogniser
 from vision.templates import enroll_from_folder
 
@@ -29,13 +29,6 @@ def recogniser() -> Recogniser:
     return Recogniser(enroll_from_folder(LETELE, "letele"))
 
 
-def _calibrated(setup: scenes.TableSetup, laid: dict[str, np.ndarray],
-                recogniser: Recogniser) -> EmptyTable:
-    empty = [scenes.render_empty(setup, k) for k in range(3)]
-    return calibrate_table(empty, scenes.render_calibration_cards(setup, laid),
-                           aspect=recogniser.aspect)
-
-
 def _undone(balance: str) -> np.ndarray:
     """The gains that undo a white balance, their overall level left out."""
     undo = 1.0 / np.array(scenes.WHITE_BALANCE[balance])
@@ -47,7 +40,7 @@ def test_the_light_measured_on_the_laid_backs_is_the_white_balance_undone(
         balance: str, deck: dict[str, np.ndarray], recogniser: Recogniser) -> None:
     setup = scenes.make_setup(31, size=(1280, 720), felt="grey", white_balance=balance,
                               tilt=25.0)
-    table = _calibrated(setup, deck, recogniser)
+    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
     assert table.laid is not None and table.laid.shape[1:] == (LAID[0], 3)
     light = recogniser.room_light(table.laid)
     assert light is not None
@@ -59,7 +52,9 @@ def test_a_warm_light_is_undone_as_far_as_the_red_channel_allows(
     """Under a warm light the back's red is clipped (it is at full scale in the enrolled
     picture already): blue is raised, red lowered, by less than the cast."""
     setup = scenes.make_setup(32, size=(1280, 720), felt="blue", white_balance="warm")
-    light = recogniser.room_light(_calibrated(setup, deck, recogniser).laid)  # type: ignore[arg-type]
+    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
+    assert table.laid is not None
+    light = recogniser.room_light(table.laid)
     assert light is not None
     assert light[0] > 1.05 and light[2] < 1.0
 
@@ -72,7 +67,7 @@ def test_backs_under_a_cool_light_are_read_as_backs(deck: dict[str, np.ndarray],
     setup = scenes.make_setup(913, size=(640, 480), felt="black", white_balance="cool",
                               tilt=22.2, low_light=False)
     analyser = FrameAnalyser(recogniser, layout=setup.layout(),
-                             table=_calibrated(setup, deck, recogniser))
+                             table=scenes.calibrated_table(setup, deck, aspect=recogniser.aspect))
     assert analyser.light is not None
     scene = scenes.make_scene(setup, deck, 1)
     view = analyser.view(scene.image)
@@ -88,7 +83,7 @@ def test_faces_laid_for_the_plane_give_no_light(deck: dict[str, np.ndarray],
     """Cards laid face up are no measure of the back: the light is not known, and face or back
     is decided on the colours as the camera gives them."""
     setup = scenes.make_setup(33, size=(1280, 720), felt="green", white_balance="cool")
-    table = _calibrated(setup, {"back": deck["Qh"]}, recogniser)
+    table = scenes.calibrated_table(setup, {"back": deck["Qh"]}, aspect=recogniser.aspect)
     assert table.plane is not None and table.laid is not None
     assert recogniser.room_light(table.laid) is None
     assert FrameAnalyser(recogniser, layout=setup.layout(), table=table).light is None
@@ -97,7 +92,7 @@ def test_faces_laid_for_the_plane_give_no_light(deck: dict[str, np.ndarray],
 def test_the_laid_cards_are_saved_with_the_table(tmp_path: Path, deck: dict[str, np.ndarray],
                                                  recogniser: Recogniser) -> None:
     setup = scenes.make_setup(34, size=(640, 480), felt="printed")
-    table = _calibrated(setup, deck, recogniser)
+    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
     path = tmp_path / "table.npz"
     table.save(path)
     loaded = EmptyTable.load(path)

@@ -51,15 +51,10 @@ def recogniser(deck_folder: Path) -> Recogniser:
     return Recogniser(enroll_from_folder(deck_folder, "bridge"))
 
 
-def _calibrated(setup: scenes.TableSetup, deck: dict[str, np.ndarray]) -> EmptyTable:
-    empty = [scenes.render_empty(setup, k) for k in range(3)]
-    return calibrate_table(empty, scenes.render_calibration_cards(setup, deck), aspect=ASPECT)
-
-
 def test_the_plane_comes_from_a_few_cards_under_strong_perspective(
         deck: dict[str, np.ndarray]) -> None:
     setup = scenes.make_setup(11, size=(1280, 720), tilt=38.0, felt="printed")
-    table = _calibrated(setup, deck)
+    table = scenes.calibrated_table(setup, deck, aspect=ASPECT)
     assert table.plane is not None
     # A card anywhere on the table is an aspect x 1 rectangle in the plane found.
     for u, v in ((0, -240), (0, 240), (-420, 0), (420, 60)):
@@ -96,7 +91,8 @@ def test_the_print_is_cloth_and_what_the_camera_ignores_is_shown(
 def test_stacked_and_squared_pairs_count_as_two(deck: dict[str, np.ndarray],
                                                 recogniser: Recogniser, felt: str) -> None:
     setup = scenes.make_setup(13, size=(1280, 720), felt=felt, tilt=25.0)
-    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=_calibrated(setup, deck))
+    table = scenes.calibrated_table(setup, deck, aspect=ASPECT)
+    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=table)
     found = total = 0
     for k in range(3):
         scene = scenes.make_scene(setup, deck, k, force=frozenset({"stacked", "squared"}))
@@ -112,7 +108,8 @@ def test_stacked_and_squared_pairs_count_as_two(deck: dict[str, np.ndarray],
 def test_a_hand_over_a_zone_leaves_its_cards_as_they_were(deck: dict[str, np.ndarray],
                                                           recogniser: Recogniser) -> None:
     setup = scenes.make_setup(14, size=(640, 480), felt="green", tilt=10.0)
-    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=_calibrated(setup, deck))
+    table = scenes.calibrated_table(setup, deck, aspect=ASPECT)
+    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=table)
     scene = scenes.make_scene(setup, deck, 2, force=frozenset({"hand"}))
     view = analyser.view(scene.image)
     covered = {c.zone for c in scene.cards if c.under_hand}
@@ -141,7 +138,7 @@ def test_no_card_is_made_up_next_to_a_hand(deck: dict[str, np.ndarray],
                              (18, (640, 480), "blue")):
         setup = scenes.make_setup(seed, size=size, felt=felt, tilt=15.0)
         analyser = FrameAnalyser(recogniser, layout=setup.layout(),
-                                 table=_calibrated(setup, deck))
+                                 table=scenes.calibrated_table(setup, deck, aspect=ASPECT))
         for k in range(6):
             scene = scenes.make_scene(setup, deck, k, force=frozenset({"hand"}))
             view = analyser.view(scene.image)
@@ -161,7 +158,8 @@ def test_no_card_is_made_up_next_to_a_hand(deck: dict[str, np.ndarray],
 def test_a_frame_of_another_size_than_the_calibration_is_refused(
         deck: dict[str, np.ndarray], recogniser: Recogniser) -> None:
     setup = scenes.make_setup(15, size=(640, 480))
-    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=_calibrated(setup, deck))
+    table = scenes.calibrated_table(setup, deck, aspect=ASPECT)
+    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=table)
     with pytest.raises(ValueError, match="not the calibrated table's 640x480"):
         analyser.analyse(np.zeros((720, 1280, 3), np.uint8))
 
@@ -191,7 +189,8 @@ def test_a_face_read_on_an_outline_cut_from_a_pile_needs_a_stronger_score(
     assert sure_reading("Ts", SURE_FACE_PEELED, peeled=True)
     assert not sure_reading("Ts", 2.4, peeled=False)
     setup = scenes.make_setup(17, size=(1280, 720), felt="grey")
-    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=_calibrated(setup, deck))
+    table = scenes.calibrated_table(setup, deck, aspect=ASPECT)
+    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=table)
     piled = 0
     for k in range(3):
         scene = scenes.make_scene(setup, deck, k, force=frozenset({"muck"}))
@@ -210,7 +209,8 @@ def test_a_bare_forearm_from_the_frame_edge_is_no_row_of_cards(
     board's ace beside the hand, in the arm's blob with too few of its sides in view, is held
     as occluded with it now rather than read.)"""
     setup = scenes.make_setup(18, size=(640, 480), felt="blue", tilt=15.0)
-    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=_calibrated(setup, deck))
+    table = scenes.calibrated_table(setup, deck, aspect=ASPECT)
+    analyser = FrameAnalyser(recogniser, layout=setup.layout(), table=table)
     scene = scenes.make_scene(setup, deck, 2, force=frozenset({"hand"}))
     view = analyser.view(scene.image)
     made_up = [s for s in view.cards

@@ -14,7 +14,6 @@ from benchmarks.bench_vision_table import iou
 from vision import scenes, synth
 from vision.analyse import FrameAnalyser
 from vision.arrays import Quad
-from vision.empty_table import EmptyTable, calibrate_table
 from vision.recognise import Recogniser
 from vision.table_detect import detect_on_table
 from vision.templates import enroll_from_folder
@@ -32,13 +31,6 @@ def recogniser() -> Recogniser:
     return Recogniser(enroll_from_folder(LETELE, "letele"))
 
 
-def _calibrated(setup: scenes.TableSetup, deck: dict[str, np.ndarray],
-                recogniser: Recogniser) -> EmptyTable:
-    empty = [scenes.render_empty(setup, k) for k in range(3)]
-    return calibrate_table(empty, scenes.render_calibration_cards(setup, deck),
-                           aspect=recogniser.aspect)
-
-
 def _best(card: Quad, quads: list[Quad]) -> tuple[float, int]:
     """The detection nearest ``card`` (intersection over union) and its index."""
     return max(((iou(card, q), j) for j, q in enumerate(quads)), default=(0.0, -1))
@@ -53,7 +45,7 @@ def test_backs_side_by_side_are_found_under_blur(deck: dict[str, np.ndarray],
     colour cells, like neither the back nor any face, are left out of face or back (with the
     warm light undone and without that, it read as a face)."""
     setup = scenes.make_setup(44, size=(1280, 720))
-    table = _calibrated(setup, deck, recogniser)
+    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
     scene = scenes.make_scene(setup, deck, 1)
     assert "blur" in scene.conditions
     found = detect_on_table(scene.image, table, aspect=recogniser.aspect,
@@ -77,7 +69,7 @@ def test_a_card_lying_under_another_is_not_whole(deck: dict[str, np.ndarray],
     """The lower card of a stacked pair shows part of its outline only: it must still look
     like a card to be kept; the card on top shows all of it."""
     setup = scenes.make_setup(13, size=(1280, 720), tilt=15.0)
-    table = _calibrated(setup, deck, recogniser)
+    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
     lower = upper = 0
     for k in range(3):
         scene = scenes.make_scene(setup, deck, k, force=frozenset({"stacked"}))
@@ -104,7 +96,7 @@ def test_touching_board_cards_are_outlined_to_their_own_edges(
     its level towards the gap. (Before, the middle card's side went to its neighbour's edge:
     a corner 6.9 pixels off, on a card 40 pixels tall.)"""
     setup = scenes.make_setup(20, size=(640, 480), tilt=5.0)
-    table = _calibrated(setup, deck, recogniser)
+    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
     scene = scenes.make_scene(setup, deck, 2)
     found = detect_on_table(scene.image, table, aspect=recogniser.aspect,
                             card_height=setup.layout().card_height)
@@ -125,7 +117,7 @@ def test_a_lone_card_under_a_steep_camera_is_outlined_at_its_corners(
     from it put corners 16 to 18 pixels off. The box is taken in the table's plane, where the
     card is a rectangle."""
     setup = scenes.make_setup(30, size=(1280, 720), tilt=40.0)
-    table = _calibrated(setup, deck, recogniser)
+    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
     scene = scenes.make_scene(setup, deck, 0)
     found = detect_on_table(scene.image, table, aspect=recogniser.aspect,
                             card_height=setup.layout().card_height)
@@ -151,7 +143,7 @@ def test_plain_backs_peeled_from_a_blurred_pile_are_kept_by_their_colour(
     face-or-back evidence at least 1.0). (Before, the burn pile and a pair beside another were
     dropped: six of the nine cards in view found, now all.)"""
     setup = scenes.make_setup(47, size=(1280, 720))
-    table = _calibrated(setup, deck, recogniser)
+    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
     scene = scenes.make_scene(setup, deck, 1)
     assert "blur" in scene.conditions
     view = FrameAnalyser(recogniser, layout=setup.layout(), table=table).view(scene.image)

@@ -27,11 +27,13 @@ import cv2
 import numpy as np
 
 from vision.arrays import Image, Quad, Vector
+from vision.recognise import CANON
 
 SCALE = 2
 """The cloth is compared at this many times less resolution than the frame."""
-LAID = (36, 50)
-"""Width, height at which the cards laid for the plane are kept, straightened."""
+LAID = (CANON[0] // 2, CANON[1] // 2)
+"""Width, height at which the cards laid for the plane are kept, straightened: the half-size
+straightening on which the recogniser decides face or back."""
 
 
 class TableCalibrationError(ValueError):

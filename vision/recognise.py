@@ -222,6 +222,13 @@ _COLOUR_FLOOR = 0.01
 thumbnail correlation's, and the distance under which two colour pictures are alike."""
 
 
+def _inner(halves: Image, count: int) -> Image:
+    """Each of ``count`` half-size cards stacked in ``halves`` without its outer three pixels
+    (where a blurred card takes the cloth's colour): (count, h - 6, w - 6, 3)."""
+    m = 3
+    return np.asarray(halves.reshape(count, halves.shape[0] // count, -1, 3)[:, m:-m, m:-m])
+
+
 def _colour_cells(halves: Image, count: int) -> Vector:
     """The coarse colour picture of each of ``count`` half-size cards stacked in ``halves``,
     its outer three pixels left out (where a blurred card takes the cloth's colour): the log
@@ -229,9 +236,7 @@ def _colour_cells(halves: Image, count: int) -> Vector:
     or a dimmer light, a gain per channel, changes none of it), then the card's median colour
     itself, its brightness left out (log chroma: a white balance moves it a little, a red or
     blue back far from white paper). (count, cells * 3 + 3)."""
-    h = halves.shape[0] // count
-    m = 3
-    inner = np.ascontiguousarray(halves.reshape(count, h, -1, 3)[:, m:-m, m:-m])
+    inner = np.ascontiguousarray(_inner(halves, count))
     median = _median(inner[:, ::2, ::2].reshape(count, -1, 3)) + 4.0
     small = cv2.resize(inner.reshape(-1, inner.shape[2], 3), (_CELLS[0], _CELLS[1] * count),
                        interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -246,8 +251,7 @@ def _colour_cells(halves: Image, count: int) -> Vector:
 def _interior_means(halves: Image, count: int) -> Vector:
     """The mean colour (B, G, R) of each of ``count`` half-size cards stacked in ``halves``,
     its outer three pixels left out (as :func:`_colour_cells`): (count, 3)."""
-    h = halves.shape[0] // count
-    inner = halves.reshape(count, h, -1, 3)[:, 3:-3, 3:-3].astype(np.float32)
+    inner = _inner(halves, count).astype(np.float32)
     return np.asarray(inner.reshape(count, -1, 3).mean(axis=1), np.float32)
 
 
@@ -325,9 +329,10 @@ def _without_foreign(cells: Vector, back: Vector, face: Vector) -> tuple[Vector,
     ef = df[:, :3 * n_cells].reshape(len(cells), n_cells, 3).sum(axis=2)
     unlike = np.minimum(eb, ef)
     limit = int(_MOST_FOREIGN * n_cells)
-    # The most unlike cells first; of them, those unlike both, at most ``limit``.
-    rank = np.argsort(-unlike, axis=1).argsort(axis=1)
-    keep = ~((unlike > _FOREIGN) & (rank < limit))
+    # Of the ``limit`` most unlike cells, those unlike both.
+    most = np.zeros(unlike.shape, bool)
+    np.put_along_axis(most, np.argsort(-unlike, axis=1)[:, :limit], True, axis=1)
+    keep = ~((unlike > _FOREIGN) & most)
     kept = np.maximum(keep.sum(axis=1), 1)
     near_back = (eb * keep).sum(axis=1) / kept + db[:, 3 * n_cells:].sum(axis=1) / n_cells
     near_face = (ef * keep).sum(axis=1) / kept + df[:, 3 * n_cells:].sum(axis=1) / n_cells
@@ -488,31 +493,27 @@ class Recogniser:
     def room_light(self, laid: Image) -> Vector | None:
         """The gains (B, G, R) that undo the room's light and the camera's white balance on
         the deck's back, from pictures of backs laid on the table under that light (``laid``:
-        straightened, stacked top to bottom, :data:`vision.empty_table.LAID` each, as a table
-        calibration keeps them): each channel of the enrolled back's mean colour over the
-        laid backs' (the median over the cards), its overall level left out (a dimmer room
-        changes neither the thumbnails nor the colour pictures). A red back under a cool light
-        looks grey: only with the light undone is its colour the back's again.
+        straightened at half of :data:`CANON`, stacked top to bottom, as a table calibration
+        keeps them: :data:`vision.empty_table.LAID`): each channel of the enrolled back's mean
+        colour over the laid backs' (the median over the cards), its overall level left out
+        (a dimmer room changes neither the thumbnails nor the colour pictures). A red back
+        under a cool light looks grey: only with the light undone is its colour the back's
+        again.
 
-        None when there are no laid cards, the cast is beyond :data:`_LIGHT_LIMIT` in a
-        channel, or with the light undone fewer than half the laid cards read as backs (the
+        None when ``laid`` holds no such pictures, the cast is beyond :data:`_LIGHT_LIMIT` in
+        a channel, or with the light undone fewer than half the laid cards read as backs (the
         cards laid were not this deck's backs)."""
         half = (CANON[0] // 2, CANON[1] // 2)
-        if laid.ndim != 3 or laid.shape[2] != 3 or laid.shape[1] < 8:
+        count = laid.shape[0] // half[1]
+        if laid.shape[1:] != (half[0], 3) or count < 1 or laid.shape[0] != count * half[1]:
             return None
-        # Each card is as tall as the deck's canonical picture makes it for its width.
-        each = round(laid.shape[1] * half[1] / half[0])
-        count = laid.shape[0] // each
-        if count < 1 or laid.shape[0] != count * each:
-            return None
-        cards = cv2.resize(laid, (half[0], half[1] * count), interpolation=cv2.INTER_AREA)
-        seen = _interior_means(cards, count)
+        seen = _interior_means(laid, count)
         gains = np.median(self._back_colour[None, :] / np.maximum(seen, 1.0), axis=0)
         light = gains / float(np.exp(np.log(np.maximum(gains, 1e-6)).mean()))
         if not (np.all(np.isfinite(light)) and float(light.max()) <= _LIGHT_LIMIT
                 and float(light.min()) >= 1.0 / _LIGHT_LIMIT):
             return None
-        backs, _, _ = self._backs(_in_light(cards, light), count)
+        backs, _, _ = self._backs(_in_light(laid, light), count)
         if float(backs.mean()) < 0.5:
             return None
         return np.asarray(light, np.float32)

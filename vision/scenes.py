@@ -35,6 +35,7 @@ from table_controller.vocabulary.cards import DECK
 from table_controller.vocabulary.zones import BOARD, BURN, MUCK, SEAT_ZONES
 from vision import props, render
 from vision.arrays import Image, Quad, Vector
+from vision.empty_table import EmptyTable, calibrate_table
 from vision.layout import Point, TableLayout, default_layout
 
 MM_PER_PX = 0.88
@@ -534,3 +535,12 @@ def render_calibration_cards(setup: TableSetup, deck: Mapping[str, Image], index
         quad = setup.to_image(_card_quad(u, v, w, h, float(rng.uniform(-30, 30))))
         render.paste(image, back, quad)
     return _photograph(setup, image, rng)
+
+
+def calibrated_table(setup: TableSetup, deck: Mapping[str, Image], *, aspect: float
+                     ) -> EmptyTable:
+    """``setup`` calibrated as an installer calibrates a table: three frames of it empty and
+    one of backs of ``deck`` (cards of ``aspect``) laid apart (:func:`render_calibration_cards`:
+    the plane, and the room's light on the backs)."""
+    empty = [render_empty(setup, k) for k in range(3)]
+    return calibrate_table(empty, render_calibration_cards(setup, deck), aspect=aspect)
