@@ -1,7 +1,9 @@
 """A squared pair of hole cards on the simulated camera, through the real vision code: the
 camera sees one card where two lie (the upper one a few pixels off the lower one's place), and
-the tracker holds the lower one under it, so both still count; when the pair is picked up both
-go together; spread face up at the showdown, they are the two cards turned over. Before, the
+the tracker holds the lower one under it (where the sliver of the lower card is wide enough
+to be told apart, vision/squared.py, the camera reports it as a back of a squared pile, which
+holds a card of the seat under the upper one), so both still count; when the pair is picked
+up both go together; spread face up at the showdown, they are the two cards turned over. Before, the
 lower card was REMOVED while the RFID reader still read it
 (SENSOR_CONFLICT with both sensors, docs/simulator.md "Behaviours")."""
 

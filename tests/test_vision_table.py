@@ -195,7 +195,8 @@ def test_a_face_read_on_an_outline_cut_from_a_pile_needs_a_stronger_score(
     for k in range(3):
         scene = scenes.make_scene(setup, deck, k, force=frozenset({"muck"}))
         for s in analyser.analyse(scene.image):
-            assert s.sure == sure_reading(s.label, s.score, peeled=s.peeled)
+            # A squared pile's lower card is never sure (vision/squared.py).
+            assert s.sure == (not s.squared and sure_reading(s.label, s.score, peeled=s.peeled))
             piled += s.zone == "muck" and s.peeled
     assert piled >= 3
 

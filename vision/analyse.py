@@ -30,7 +30,9 @@ class SeenCard(Labelled):
     when off every zone; ``covered``: something that is no card (a chip, a protector) lies on
     it, so its reading may be of less than the whole card; ``sure``: the reading is sure enough
     to turn over a card the tracker knows (:func:`sure_reading`); ``peeled``: its outline was
-    inferred inside a blob of several cards (a pile, a stacked pair), not seen whole."""
+    inferred inside a blob of several cards (a pile, a stacked pair), not seen whole;
+    ``squared``: it lies under another card of a squared pile, a sliver of it in view
+    (:mod:`vision.squared`): a back, not read, never sure."""
 
     label: str
     corners: Vector
@@ -40,6 +42,7 @@ class SeenCard(Labelled):
     covered: bool = False
     sure: bool = True
     peeled: bool = False
+    squared: bool = False
     _centre: tuple[float, float] | None = field(default=None, init=False, repr=False,
                                                 compare=False)
 
@@ -284,6 +287,7 @@ class FrameAnalyser:
             plain = [i not in textured for i in range(len(found.quads))]
             quads = found.quads
             peeled = found.peeled
+            squared = found.squared
             halves: Image | None = straight
             occluded = self._occluded(found.occluders)
             props = found.props
@@ -293,6 +297,7 @@ class FrameAnalyser:
             inferred = plain = peeled
             props = []
             halves = None
+            squared = peeled
         readings: list[tuple[str, float, float] | None] = [None] * len(quads)
         looks: list[Vector | None] = [None] * len(quads)
         if self.remember:
@@ -302,8 +307,11 @@ class FrameAnalyser:
                 known = self._recall(quad, look)
                 if known is not None:
                     readings[i] = (known.label, known.score, known.margin)
-        # The cards not remembered are read together (one batch of matrix products).
-        fresh = [i for i, r in enumerate(readings) if r is None]
+        # The cards not remembered are read together (one batch of matrix products); the
+        # lower cards of a squared pile are not read (below).
+        fresh = [i for i, r in enumerate(readings) if r is None and not squared[i]]
+        for i in np.flatnonzero(squared).tolist():
+            readings[i] = (BACK, 0.0, 0.0)
         on = _props_on(quads, props) if props else [[] for _ in quads]
         hidden = _covers(quads, peeled, on)
         under = [bool(things) for things in on]
@@ -321,6 +329,14 @@ class FrameAnalyser:
                                                            strict=True)):
             assert reading is not None
             label, score, margin = reading
+            if squared[k]:
+                # Under another card of a squared pile: there, but no more than a sliver of
+                # it in view, which is not read (a sliver of a face reads as any card). A card
+                # whose face is not seen, never sure: it turns over no card already known.
+                out.append(SeenCard(label=BACK, corners=quad, zone=self._zone_of(quad),
+                                    score=0.0, margin=0.0, covered=under[k], sure=False,
+                                    peeled=True, squared=True))
+                continue
             if (inferred[k] or (peeled[k] and under[k])) and not _looks_like_a_card(
                     label, score, margin):
                 # An outline inferred inside a blob that looks like no card; or a card with a

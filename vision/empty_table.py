@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from vision.arrays import Image, Quad, Vector
+from vision.edges import snap
 from vision.recognise import CANON
 
 SCALE = 2
@@ -61,9 +62,9 @@ class EmptyTable:
     plane: Vector | None = None
     laid: Image | None = None
 
-    def foreground(self, small: Image) -> Image:
-        """Half-resolution mask (uint8 0/255) of what is not the empty cloth in ``small`` (a
-        frame at half resolution): cards, chips, hands."""
+    def gain(self, small: Image) -> float:
+        """The frame's overall brightness against the cloth's (auto exposure drifts): the
+        median ratio over a sparse grid of ``small`` (a frame at half resolution)."""
         bg = self.background
         sample = (slice(None, None, 7), slice(None, None, 7))
         # Channel by channel (numpy's reductions over a last axis of three are slow); the
@@ -72,9 +73,36 @@ class EmptyTable:
         cloth = bg[sample]
         ratio = (seen[..., 0] + seen[..., 1] + seen[..., 2] + 1) / (
             cloth[..., 0] + cloth[..., 1] + cloth[..., 2] + 1)
-        gain = float(np.median(ratio))
-        expected = cv2.convertScaleAbs(bg, alpha=gain)  # uint8: the cheap arithmetic
-        d0, d1, d2 = cv2.split(cv2.absdiff(small, expected))
+        return float(np.median(ratio))
+
+    def foreground(self, small: Image, gain: float | None = None) -> Image:
+        """Half-resolution mask (uint8 0/255) of what is not the empty cloth in ``small`` (a
+        frame at half resolution): cards, chips, hands. ``gain``: :meth:`gain` of ``small``,
+        if already known."""
+        if gain is None:
+            gain = self.gain(small)
+        mask = self._differs(small, cv2.convertScaleAbs(self.background, alpha=gain), gain)
+        return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
+                          np.uint8)
+
+    def fine_mask(self, frame: Image, box: tuple[int, int, int, int], gain: float) -> Image:
+        """The same at full resolution, in a window of ``frame``: ``box`` (x0, y0, x1, y1) in
+        half-resolution pixels, the window twice that; ``gain`` the frame's (:meth:`gain`).
+        The cloth there is the half-resolution cloth enlarged: a sliver a pixel or two wide at
+        half resolution (the lower card of a squared pair) is then a few pixels wide, and not
+        opened away. uint8 0/255."""
+        x0, y0, x1, y1 = box
+        window = frame[2 * y0:2 * y1, 2 * x0:2 * x1]
+        cloth = cv2.resize(self.background[y0:y1, x0:x1], (window.shape[1], window.shape[0]),
+                           interpolation=cv2.INTER_LINEAR)
+        mask = self._differs(window, cv2.convertScaleAbs(cloth, alpha=gain), gain)
+        return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
+                          np.uint8)
+
+    def _differs(self, seen: Image, expected: Image, gain: float) -> Image:
+        """Where ``seen`` differs from the ``expected`` cloth by more than its noise (uint8
+        0/255), its shadows left out."""
+        d0, d1, d2 = cv2.split(cv2.absdiff(seen, expected))
         diff = cv2.max(cv2.max(d0, d1), d2)
         threshold = max(12.0, 4.5 * self.noise * max(gain, 0.3))
         # 255 where the difference is above the threshold (whole grey levels: above its floor).
@@ -82,18 +110,17 @@ class EmptyTable:
         # A shadow darkens every channel by about the same factor, by at most half: cloth, not
         # a card (black ink on a grey cloth is darker still). Only the pixels that differ and
         # are darker need the test.
-        darker = cv2.compare(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY),
+        darker = cv2.compare(cv2.cvtColor(seen, cv2.COLOR_BGR2GRAY),
                              cv2.cvtColor(expected, cv2.COLOR_BGR2GRAY), cv2.CMP_LT)
         at = np.flatnonzero(cv2.bitwise_and(mask, darker) > 0)  # (on booleans: fast)
         if len(at):
-            f = np.take(small.reshape(-1, 3), at, axis=0).astype(np.float32)
+            f = np.take(seen.reshape(-1, 3), at, axis=0).astype(np.float32)
             r = f / (np.take(expected.reshape(-1, 3), at, axis=0).astype(np.float32) + 4.0)
             hi = np.maximum(np.maximum(r[:, 0], r[:, 1]), r[:, 2])
             lo = np.minimum(np.minimum(r[:, 0], r[:, 1]), r[:, 2])
             shadow = (hi < 0.95) & (lo > 0.5) & ((hi - lo) < 0.16)
             mask.reshape(-1)[at[shadow]] = 0
-        return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
-                          np.uint8)
+        return np.asarray(mask, np.uint8)
 
     def ignored(self) -> Image:
         """Full-size picture of what the camera takes for cloth: the learned empty table, with
@@ -236,7 +263,16 @@ def lone_cards(frame: Image, table: EmptyTable, aspect: float) -> list[Quad]:
         quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
         if quad is not None:
             out.append(order_corners((quad + 0.5) * SCALE - 0.5))
-    return out
+    if not out:
+        return out
+    # The mask's outline is a pixel or so off the card's edge, and not the same amount all
+    # round (blur, the cloth's contrast): onto the picture's edges, else every card of a frame
+    # is a few percent larger or smaller in the plane than it is.
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    # A card lying against the cloth's print may be pulled onto the print's edge: a snap that
+    # moves a corner by more than 2.5 pixels is not taken.
+    return [order_corners(q) if float(np.abs(order_corners(q) - o).max()) <= 2.5 else o
+            for q, o in zip(snap(grey, out), out, strict=True)]
 
 
 def calibrate_table(empty: Sequence[Image], cards: Image | None = None, *,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from itertools import accumulate
 
 import cv2
 import numpy as np
@@ -28,6 +27,8 @@ from vision.arrays import Contour, Image, Quad, Vector
 from vision.detect import fit_quad, order_corners
 from vision.edges import snap
 from vision.empty_table import SCALE, EmptyTable, half
+from vision.plane_rects import NO_RECTS, corner_rects, to_plane
+from vision.squared import split_squared
 
 
 def _to_full(scale: int) -> Vector:
@@ -62,6 +63,13 @@ _WHOLE_BORNE = 0.9
 """A card peeled from a blob with this share of its sides borne out, under none of the blob's
 other cards, shows its whole outline, as a lone card does (two backs lying side by side and
 touching, a pair laid apart whose gap closes at half resolution)."""
+_SQUARED_AREA = (1.04, 1.6)
+"""Card areas: a blob taken for one card whose area lies in this range may be a squared pile
+(:func:`vision.squared.split_squared`); a lone card's mask is within a few percent of one."""
+_SQUARED_SIZE = 1.05
+"""A blob within a lone card's tolerance is looked at as a squared pile only if its box in the
+plane is this many times the card's size one way or the other (lone cards' boxes: 1.04 on
+average on the development deck's scenes, squared pairs' 1.10 to 1.15)."""
 _MIN_NEW = 0.12
 """A card peeled off a blob must show at least this much of itself not already explained by
 the cards found before it (a squared card showing less is not told from its neighbour's
@@ -78,13 +86,16 @@ class TableDetection:
     view says they reach over the cards (:func:`_prop_outline`); ``whole``: for each, whether
     its whole outline is seen (a lone card, a card of a neat row, or a peeled card lying under
     none of its blob's other cards with :data:`_WHOLE_BORNE` of its sides borne out): its
-    outline is then as certain as a lone card's."""
+    outline is then as certain as a lone card's. ``squared``: for each, whether it lies under
+    another card of a squared pile (:func:`vision.squared.split_squared`): only a sliver of it
+    is in view, too little to read."""
 
     quads: list[Quad]
     peeled: list[bool]
     occluders: Image
     props: list[Vector] = field(default_factory=list)
     whole: list[bool] = field(default_factory=list)
+    squared: list[bool] = field(default_factory=list)
 
 
 def plane_of(table: EmptyTable, card_height: float) -> Vector:
@@ -92,11 +103,6 @@ def plane_of(table: EmptyTable, card_height: float) -> Vector:
     if table.plane is not None:
         return table.plane
     return np.diag([1.0 / card_height, 1.0 / card_height, 1.0])
-
-
-def _to(h: Vector, points: Vector) -> Vector:
-    return np.asarray(cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2),
-                                               h).reshape(-1, 2), np.float64)
 
 
 @dataclass(slots=True)
@@ -125,80 +131,6 @@ class _Peeled:
     sides: Vector
     on: Vector
     inner: Vector
-
-
-def _corner_hypotheses(poly: Vector, aspect: float) -> Vector:
-    """Card rectangles (plane, (K, 4, 2)) anchored at each square corner of ``poly``. A corner
-    is where two long sides meet (the short sides between them, a rounded card corner cut into
-    a chamfer or two, are skipped): the two sides' lines meet at the card's true corner.
-
-    The outline has a handful of sides: they are gone through as Python floats (cheaper than
-    tiny arrays; the same arithmetic), the lengths left to NumPy's ``hypot``."""
-    n = len(poly)
-    if n < 3:
-        return _NO_RECTS
-    starts = poly.tolist()
-    stops = starts[1:] + starts[:1]
-    area2 = 0.0  # twice the signed area: which way round the outline runs
-    for (x0, y0), (x1, y1) in zip(starts, stops, strict=True):
-        area2 += x0 * y1 - x1 * y0
-    orient = 1.0 if area2 > 0 else -1.0
-    lengths: list[float] = np.hypot([e[0] - s[0] for s, e in zip(starts, stops, strict=True)],
-                                    [e[1] - s[1] for s, e in zip(starts, stops, strict=True)]
-                                    ).tolist()
-    long_sides = [i for i, length in enumerate(lengths) if length >= 0.14]
-    if len(long_sides) < 2:
-        return _NO_RECTS
-    # Running lengths round the outline twice: the short sides between two long ones.
-    run = list(accumulate(lengths + lengths, initial=0.0))
-    # Per corner: the direction back along the side before it (a) and forward along the side
-    # after it (b), where their lines meet, and how far that is from the side's end (x, y).
-    found: list[tuple[float, ...]] = []
-    for j, k in enumerate(long_sides):
-        m = long_sides[(j + 1) % len(long_sides)]
-        between = run[m if m > k else m + n] - run[k + 1]
-        if between > 0.25:
-            continue
-        (sx, sy), (ex, ey) = starts[k], stops[k]
-        ax, ay = (sx - ex) / lengths[k], (sy - ey) / lengths[k]
-        (tx, ty), (fx, fy) = starts[m], stops[m]
-        bx, by = (fx - tx) / lengths[m], (fy - ty) / lengths[m]
-        cos = ax * bx + ay * by
-        den = (-ax) * by - (-ay) * bx
-        if abs(cos) > 0.3 or not orient * (bx * ay - by * ax) > 0 or abs(den) < 1e-6:
-            continue
-        u = ((tx - ex) * by - (ty - ey) * bx) / den
-        cx, cy = ex + u * -ax, ey + u * -ay
-        found.append((ax, ay, bx, by, cx, cy, cx - ex, cy - ey))
-    if not found:
-        return _NO_RECTS
-    # The corner near the side's end; then the two directions made exactly square, splitting
-    # the difference (along their bisector h; p is a quarter turn from it).
-    near = np.hypot([f[6] for f in found], [f[7] for f in found]).tolist()
-    found = [f for f, d in zip(found, near, strict=True) if d <= 0.2]
-    if not found:
-        return _NO_RECTS
-    sums = [(f[0] + f[2], f[1] + f[3]) for f in found]
-    norms = np.hypot([x for x, _ in sums], [y for _, y in sums]).tolist()
-    root2 = math.sqrt(2)
-    rows = []
-    for (ax, ay, _, _, cx, cy, _, _), (x, y), size in zip(found, sums, norms, strict=True):
-        size = max(size, 1e-9)
-        rows.append((ax, ay, cx, cy, x / size, y / size))
-    out: list[tuple[tuple[float, float], ...]] = []
-    for wa, wb in ((aspect, 1.0), (1.0, aspect)):
-        for ax, ay, cx, cy, hx, hy in rows:
-            px, py = -hy, hx
-            sign = 1.0 if px * ax + py * ay > 0 else -1.0
-            dax, day = (hx + sign * px) / root2, (hy + sign * py) / root2
-            dbx, dby = (hx - sign * px) / root2, (hy - sign * py) / root2
-            out.append(((cx, cy), (cx + dax * wa, cy + day * wa),
-                        (cx + dax * wa + dbx * wb, cy + day * wa + dby * wb),
-                        (cx + dbx * wb, cy + dby * wb)))
-    return np.array(out, np.float64)
-
-
-_NO_RECTS = np.zeros((0, 4, 2))
 
 
 _GRID_S, _GRID_T = (g.ravel()[None, :, None] for g in np.meshgrid(
@@ -261,7 +193,7 @@ def _along_edge(blob: _Blob, sides: Vector) -> Vector:
 def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]:
     """The cards of one blob (plane rectangles, each with the share of its sides borne out)
     and what is left of it (local mask)."""
-    card_px = abs(float(cv2.contourArea(_to(blob.from_plane, np.array(
+    card_px = abs(float(cv2.contourArea(to_plane(blob.from_plane, np.array(
         [(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)).astype(np.float32))))
     covered = np.zeros_like(blob.mask)
     chosen: list[_Peeled] = []
@@ -272,8 +204,8 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]
     # are taken (``pool_free``: not taken yet). Only how much of each is still unexplained is
     # worked out again after each card taken. (A possible card that could not be one is only
     # remembered, so that meeting its corner again costs nothing.)
-    met = _NO_RECTS
-    pool_rects = _NO_RECTS
+    met = NO_RECTS
+    pool_rects = NO_RECTS
     pool_inner = np.zeros((0, 63, 2))
     pool_sides = np.zeros((0, 40, 2))
     pool_on = np.zeros((0, 40), bool)
@@ -287,22 +219,22 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]
         for c in found:
             if cv2.contourArea(c) < _MIN_PIECE * card_px:
                 continue
-            p = _to(blob.to_plane, c.reshape(-1, 2).astype(np.float64))
+            p = to_plane(blob.to_plane, c.reshape(-1, 2).astype(np.float64))
             poly = cv2.approxPolyDP(p.astype(np.float32).reshape(-1, 1, 2), eps, True)
-            hyps.append(_corner_hypotheses(poly.reshape(-1, 2).astype(np.float64), aspect))
-        rects = np.concatenate(hyps) if hyps else _NO_RECTS
+            hyps.append(corner_rects(poly.reshape(-1, 2).astype(np.float64), aspect))
+        rects = np.concatenate(hyps) if hyps else NO_RECTS
         if len(rects) and len(met):  # corners already met (the rest of the outline is unchanged)
             d = np.abs(rects[:, None, 0] - met[None, :, 0]).max(axis=2)
             e = np.abs(rects[:, None, 2] - met[None, :, 2]).max(axis=2)
             rects = rects[~((d < 0.02) & (e < 0.02)).any(axis=1)]
         if len(rects):
             met = np.concatenate([met, rects])
-            inner_px = _to(blob.from_plane, _inner_points(rects).reshape(-1, 2)).reshape(
+            inner_px = to_plane(blob.from_plane, _inner_points(rects).reshape(-1, 2)).reshape(
                 len(rects), -1, 2)
             within = _look_up(blob.mask, inner_px).mean(axis=1) >= 0.88
             if within.any():
                 rects, inner_px = rects[within], inner_px[within]
-                side_px = _to(blob.from_plane, _side_points(rects).reshape(-1, 2)).reshape(
+                side_px = to_plane(blob.from_plane, _side_points(rects).reshape(-1, 2)).reshape(
                     len(rects), -1, 2)
                 on = _look_up(blob.band, side_px) | _along_edge(blob, side_px)
                 borne = on.mean(axis=1)
@@ -325,7 +257,7 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]
         chosen.append(_Peeled(rect, float(pool_borne[best]), pool_sides[best], pool_on[best],
                               pool_inner[best]))
         pool_free[best] = False
-        quad = _to(blob.from_plane, rect)
+        quad = to_plane(blob.from_plane, rect)
         cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
     return chosen, left
@@ -344,7 +276,7 @@ def _in_view(blob: _Blob, cards: list[_Peeled]) -> tuple[list[_Peeled], Image]:
     above = np.zeros_like(blob.mask)
     k3 = np.ones((3, 3), np.uint8)
     for card in cards:
-        quad = _to(blob.from_plane, card.rect)
+        quad = to_plane(blob.from_plane, card.rect)
         if kept:
             under = cv2.dilate(above, k3)
             seen = ~_look_up(under, card.sides)
@@ -375,7 +307,7 @@ def _pieces(left: Image, blob: _Blob) -> list[tuple[Image, list[Contour], float]
             continue
         piece = (labels == label).astype(np.uint8)
         cs, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        area = sum(abs(float(cv2.contourArea(_to(
+        area = sum(abs(float(cv2.contourArea(to_plane(
             blob.to_plane, c.reshape(-1, 2).astype(np.float64)).astype(np.float32))))
             for c in cs)
         out.append((piece, list(cs), area))
@@ -392,13 +324,13 @@ def _prop_outline(piece: Image, outlines: list[Contour], rects: list[_Peeled],
     card no other explains, in a pile)."""
     cards = np.zeros_like(piece)
     for rect in (card.rect for card in rects):
-        cv2.fillPoly(cards, [np.round(_to(blob.from_plane, rect)).astype(np.int32)], 1)
+        cv2.fillPoly(cards, [np.round(to_plane(blob.from_plane, rect)).astype(np.int32)], 1)
     near = cv2.dilate(cards, np.ones((7, 7), np.uint8)) > 0
     pts = np.vstack([c.reshape(-1, 2) for c in outlines])
     free = pts[~near[pts[:, 1], pts[:, 0]]]
     if len(free) < 8:
         return None
-    p = _to(blob.to_plane, free.astype(np.float64))
+    p = to_plane(blob.to_plane, free.astype(np.float64))
     # The circle x^2 + y^2 + d x + e y + f = 0 nearest the points (least squares).
     design = np.column_stack([p, np.ones(len(p))])
     (d, e, f), *_ = np.linalg.lstsq(design, -(p ** 2).sum(axis=1), rcond=None)
@@ -412,7 +344,7 @@ def _prop_outline(piece: Image, outlines: list[Contour], rects: list[_Peeled],
         return None
     t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
     circle = np.stack([cx + math.sqrt(r2) * np.cos(t), cy + math.sqrt(r2) * np.sin(t)], axis=1)
-    return _to(blob.from_plane, circle)
+    return to_plane(blob.from_plane, circle)
 
 
 def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_height: float,
@@ -420,7 +352,8 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     """Every card on the calibrated ``table`` in ``frame`` and the occluders over it."""
     scale = SCALE
     small = half(frame)
-    mask = table.foreground(small)
+    gain = table.gain(small)
+    mask = table.foreground(small, gain)
     plane = plane_of(table, card_height)
     to_plane_small = plane @ _to_full(scale)
     from_plane_small = np.linalg.inv(to_plane_small)
@@ -432,8 +365,8 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     hs, ws = mask.shape
     corners = np.array([(0, 0), (ws, 0), (ws, hs), (0, hs), (ws / 2, hs / 2)], np.float64)
     card = np.array([(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)
-    smallest = min(abs(float(cv2.contourArea(_to(from_plane_small, c + card).astype(
-        np.float32)))) for c in _to(to_plane_small, corners))
+    smallest = min(abs(float(cv2.contourArea(to_plane(from_plane_small, c + card).astype(
+        np.float32)))) for c in to_plane(to_plane_small, corners))
     areas = [cv2.contourArea(c) for c in found]
     order = sorted((i for i, a in enumerate(areas) if a >= 0.2 * smallest),
                    key=lambda i: -areas[i])[:max_candidates]
@@ -441,14 +374,34 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     quads: list[Quad] = []
     peeled: list[bool] = []
     whole: list[bool] = []
+    squared: list[bool] = []
     occluders = np.zeros_like(mask)
     props: list[Vector] = []
     # The cards fitted as one card although they may be several squared (their outline's
     # sides may be the lower card's): snapped to the nearest step of either sign.
     unsigned: set[int] = set()
+
+    def pile(box: tuple[int, int, int, int], area: float) -> bool:
+        """A blob about one card in size, if it is a squared pile: its cards added (already
+        on the picture's edges). False: one card after all."""
+        if not _SQUARED_AREA[0] * aspect <= area <= _SQUARED_AREA[1] * aspect:
+            return False
+        cards = split_squared(frame, table, gain, box, plane, aspect)
+        if cards is None:
+            return False
+        for k, quad in enumerate(cards):
+            settled.add(len(quads))
+            quads.append(quad)
+            peeled.append(True)
+            whole.append(k == 0)
+            squared.append(k > 0)
+        return True
+
+    # The cards of squared piles, already on the picture's edges (:func:`split_squared`).
+    settled: set[int] = set()
     for contour in found:
         pts = contour.reshape(-1, 2).astype(np.float64)
-        p = _to(to_plane_small, pts)
+        p = to_plane(to_plane_small, pts)
         p32 = p.astype(np.float32)  # the outline in the plane, as OpenCV takes it (once)
         area = abs(float(cv2.contourArea(p32)))
         if area < 0.25 * aspect:
@@ -460,23 +413,30 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         # card that is several percent.
         px = math.sqrt(max(cv2.contourArea(contour), 1.0) / area)  # pixels per card height
         slack = 0.1 + 1.5 / px
+        x, y, w, h = cv2.boundingRect(contour)
+        x0, y0 = max(x - 3, 0), max(y - 3, 0)
+        x1, y1 = min(x + w + 3, ws), min(y + h + 3, hs)
         if (abs(short - aspect) < slack * aspect and abs(long - 1) < slack
                 and hull > 0.88 * short * long and area > 0.8 * short * long):
+            # A squared pile sticks out of one card's box by its lower card's sliver.
+            if max(short / aspect, long) >= _SQUARED_SIZE and pile((x0, y0, x1, y1), area):
+                continue
             quads.append(_single(contour, p, from_plane_small, scale))
             peeled.append(False)
             whole.append(True)
+            squared.append(False)
+            continue
+        if pile((x0, y0, x1, y1), area):
             continue
         row = _row(p, area, hull, aspect, slack)
         if row is not None:
             for rect in row:
-                quad = _to(from_plane_small, rect)
+                quad = to_plane(from_plane_small, rect)
                 quads.append(_full(quad, scale))
                 peeled.append(True)
                 whole.append(True)  # a rectangle a whole number of cards long, cut up
+                squared.append(False)
             continue
-        x, y, w, h = cv2.boundingRect(contour)
-        x0, y0 = max(x - 3, 0), max(y - 3, 0)
-        x1, y1 = min(x + w + 3, ws), min(y + h + 3, hs)
         local = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.drawContours(local, [contour - np.array([x0, y0], np.int32)], -1, 1, -1)
         k5 = np.ones((5, 5), np.uint8)
@@ -514,6 +474,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             quads.append(_single(contour, p, from_plane_small, scale))
             peeled.append(True)
             whole.append(False)
+            squared.append(False)
             unsigned.add(len(quads) - 1)
             continue
         over = np.zeros_like(local)
@@ -530,7 +491,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         # (its hand over the cards), even where every part of it was taken for a card.
         edge_blob = x < 1 or y < 1 or x + w > ws - 1 or y + h > hs - 1
         for k, (rect, borne) in enumerate((card.rect, card.borne) for card in rects):
-            rough = _to(blob.from_plane, rect).astype(np.float32)
+            rough = to_plane(blob.from_plane, rect).astype(np.float32)
             if (over.any() or edge_blob) and borne < _BORNE_BY_OCCLUDER:
                 # Next to a hand or an arm a card needs most of its sides in view; else what
                 # it covers is part of what lies over the table (the zone is held, not read).
@@ -542,22 +503,25 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             quads.append(_full(quad, scale))
             peeled.append(True)
             whole.append(alone[k] and borne >= _WHOLE_BORNE)
+            squared.append(False)
         if over.any():
             occluders[y0:y1, x0:x1] |= (over & local) * 255
-    if quads:
+    unsnapped = [k for k in range(len(quads)) if k not in settled]
+    if unsnapped:
         # Every outline (a lone card's too) onto the picture's edges: the mask's is a pixel
         # or so off, enough to cut a small index.
         grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        for start in range(0, len(quads), 500):  # remap's row limit
-            part = quads[start:start + 500]
+        for start in range(0, len(unsnapped), 500):  # remap's row limit
+            part = unsnapped[start:start + 500]
             # A peeled card's side may run between it and a card touching it (a board, a
             # row, a pile): only a step of its own sign is its edge (:func:`snap`). A lone
             # card's outline may be a squared pair's: the nearest step, of either sign.
-            signed = [peeled[start + k] and start + k not in unsigned
-                      for k in range(len(part))]
-            quads[start:start + 500] = [order_corners(q) for q in snap(grey_full, part, signed)]
+            signed = [peeled[k] and k not in unsigned for k in part]
+            for k, q in zip(part, snap(grey_full, [quads[k] for k in part], signed),
+                            strict=True):
+                quads[k] = order_corners(q)
     return TableDetection(quads=quads, peeled=peeled, occluders=occluders, props=props,
-                          whole=whole)
+                          whole=whole, squared=squared)
 
 
 def _row(outline: Vector, area: float, hull: float, aspect: float, slack: float
@@ -620,7 +584,7 @@ def _single(contour: Contour, plane: Vector, from_plane: Vector, scale: int) -> 
     the plane, where the card is a rectangle: in the picture a tilted camera makes it a
     trapezoid, whose box there runs along none of its sides."""
     box = cv2.boxPoints(cv2.minAreaRect(plane.astype(np.float32))).astype(np.float64)
-    approx = _to(from_plane, box).astype(np.float32)
+    approx = to_plane(from_plane, box).astype(np.float32)
     quad = fit_quad(contour, approx)
     if quad is None:
         quad = approx

@@ -145,7 +145,14 @@ class CardTracker:
             covered = seen.covered
             seen = seen.cards
         out: list[CardObservation] = []
-        sightings = [s for s in seen if s.zone is not None and s.zone not in occluded]
+        # The lower cards of a squared pile (SeenCard.squared) are not sightings of their
+        # own: they hold a card of the zone under the pile's upper card (:meth:`_held`), as a
+        # card squared onto another is held when only the upper one is seen. Matched as
+        # sightings, a pile spread face up read as a card placed and one gone.
+        seen = list(seen)
+        piles = [s for s in seen if s.squared and s.zone is not None and s.zone not in occluded]
+        sightings = [s for s in seen if s.zone is not None and s.zone not in occluded
+                     and not s.squared]
         centres = [s.centre for s in sightings]  # once each: a frame is matched every tick
         pairs: list[tuple[float, int, int]] = []
         for i, s in enumerate(sightings):
@@ -221,7 +228,7 @@ class CardTracker:
             tr = self._tracks[j]
             if tr.lay_under in seen_now:
                 tr.lay_under = None  # both seen: neither lies under the other
-        held = self._held(sightings, owner, used_t, occluded)
+        held = self._held(sightings, owner, used_t, occluded, piles)
         keep: list[_Track] = []
         for j, tr in enumerate(self._tracks):
             if j not in used_t and (tr.zone in occluded or (
@@ -270,12 +277,14 @@ class CardTracker:
                     break
 
     def _held(self, sightings: list[SeenCard], owner: dict[int, _Track], used_t: set[int],
-              occluded: frozenset[str]) -> set[int]:
+              occluded: frozenset[str], piles: list[SeenCard]) -> set[int]:
         """The tracks not seen in this frame that lie under a card seen in their zone: one
         already under a card stays under it while that card is seen (or itself lies under
         another) and still covers its place; else a confirmed card whose place a sighting
         covers goes under that sighting's card, never under a card that lay under it (the
-        pair turned up apart: the lower card is seen, the upper one's outline is stale)."""
+        pair turned up apart: the lower card is seen, the upper one's outline is stale); else
+        a confirmed card of a zone where a squared pile's lower card is seen (``piles``) goes
+        under the card seen over that lower card, one card for each."""
         held: set[int] = set()
         by_key = {tr.key: tr for tr in self._tracks}
         index = {tr.key: j for j, tr in enumerate(self._tracks)}
@@ -301,6 +310,16 @@ class CardTracker:
                     tr.under = over.key
                     held.add(j)
                     break
+            else:
+                for pile in (p for p in piles if p.zone == tr.zone):
+                    top = next((owner[i] for i, s in enumerate(sightings)
+                                if i in owner and s.zone == tr.zone
+                                and _covered(s.corners, pile.corners)), None)
+                    if top is not None and top is not tr:
+                        tr.under = top.key
+                        held.add(j)
+                        piles = [p for p in piles if p is not pile]
+                        break
         return held
 
     @staticmethod
