@@ -13,7 +13,7 @@ import pytest
 from benchmarks.bench_vision_table import iou
 from vision import scenes, synth
 from vision.analyse import FrameAnalyser
-from vision.empty_table import EmptyTable
+from vision.empty_table import EmptyTable, plane_error
 from vision.plane_rects import to_plane
 from vision.recognise import Recogniser
 from vision.table_detect import detect_on_table
@@ -133,3 +133,18 @@ def test_the_plane_gives_cards_their_true_size(
             sides = np.hypot(*(np.roll(p, -1, axis=0) - p).T)
             sizes += [min(sides) / recogniser.aspect, max(sides)]
         assert abs(float(np.mean(sizes)) - 1.0) < 0.02
+
+
+def test_plane_error_measures_how_well_the_cards_agree(recogniser: Recogniser) -> None:
+    """Cards that are exact rectangles in the plane agree on it (error about 0); one card's
+    corner three pixels off raises the mean error of its farthest corner."""
+    aspect = recogniser.aspect
+    h = np.array([[0.01, 0.001, -2.0], [0.0005, 0.011, -1.5], [0.0, 0.00002, 1.0]])
+    back = np.linalg.inv(h)
+    rects = [np.array([(u, v), (u + aspect, v), (u + aspect, v + 1), (u, v + 1)])
+             for u, v in ((0, 0), (2, 0.5), (4, 1))]
+    quads = [to_plane(back, r).astype(np.float32) for r in rects]
+    assert plane_error(h, quads, aspect) < 1e-4
+    quads[1] = quads[1].copy()
+    quads[1][2] += (3.0, 0.0)
+    assert plane_error(h, quads, aspect) > 0.005

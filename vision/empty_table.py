@@ -6,7 +6,8 @@
   overall brightness may drift (auto exposure): it is matched first by one gain. A shadow (a
   pixel darker than the cloth by the same factor in every channel) is cloth too.
 - **The table's plane** (:func:`plane_from_cards`): a homography from image pixels to the table
-  plane measured in card heights, from a frame of a few cards laid apart (their corners): cards
+  plane measured in card heights, from a frame of a few cards laid apart (their corners, on
+  the picture's edges where the cards then agree on one plane, :func:`plane_error`): cards
   are rectangles of one known shape, so the perspective (a camera up to 40 degrees off vertical)
   is what makes them look different across the frame. With it, a card's expected outline is
   known everywhere; without it, a single card height (the layout's) stands for the whole frame.
@@ -263,16 +264,36 @@ def lone_cards(frame: Image, table: EmptyTable, aspect: float) -> list[Quad]:
         quad = fit_quad(contour, cv2.boxPoints(rect).astype(np.float32))
         if quad is not None:
             out.append(order_corners((quad + 0.5) * SCALE - 0.5))
-    if not out:
-        return out
-    # The mask's outline is a pixel or so off the card's edge, and not the same amount all
-    # round (blur, the cloth's contrast): onto the picture's edges, else every card of a frame
-    # is a few percent larger or smaller in the plane than it is.
+    return out
+
+
+def on_edges(frame: Image, quads: list[Quad]) -> list[Quad]:
+    """Lone cards' corners moved onto the picture's edges (:func:`vision.edges.snap`): the
+    mask's outline is a pixel or so off the card's edge, and not by the same amount all round
+    (blur, the cloth's contrast). A snap that moves a corner by more than 2.5 pixels (a card
+    against the cloth's print, pulled onto the print's edge) is not taken."""
+    from vision.detect import order_corners
+
+    if not quads:
+        return quads
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    # A card lying against the cloth's print may be pulled onto the print's edge: a snap that
-    # moves a corner by more than 2.5 pixels is not taken.
     return [order_corners(q) if float(np.abs(order_corners(q) - o).max()) <= 2.5 else o
-            for q, o in zip(snap(grey, out), out, strict=True)]
+            for q, o in zip(snap(grey, quads), quads, strict=True)]
+
+
+def plane_error(h: Vector, quads: Sequence[Quad], aspect: float) -> float:
+    """How far the cards' corners carried into the plane ``h`` lie from the card's rectangle
+    fitted to each (either way round): the mean over the cards of the farthest corner (card
+    heights)."""
+    model = np.array([(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)
+    turned = np.array([(0, 0), (1, 0), (1, aspect), (0, aspect)], np.float64)
+    errors = []
+    for q in quads:
+        seen = cv2.perspectiveTransform(np.asarray(q, np.float64).reshape(-1, 1, 2),
+                                        h).reshape(-1, 2)
+        errors.append(min(float(np.linalg.norm(_rigid_fit(m, seen) - seen, axis=1).max())
+                          for m in (model, turned)))
+    return float(np.mean(errors))
 
 
 def calibrate_table(empty: Sequence[Image], cards: Image | None = None, *,
@@ -290,6 +311,14 @@ def calibrate_table(empty: Sequence[Image], cards: Image | None = None, *,
             f"lay at least 3 cards apart on the table for the plane; found {len(quads)}")
     from vision.templates import warp_cards
 
+    # The corners on the picture's edges give the cards their true size in the plane (on the
+    # mask's outline every card of a table came out 2 to 4% large or small); where a snap went
+    # wrong (a card against the print) the cards no longer agree on one plane, and the mask's
+    # corners, which do, are kept.
+    plane = plane_from_cards(quads, aspect)
+    snapped = on_edges(cards, quads)
+    fine = plane_from_cards(snapped, aspect)
+    if plane_error(fine, snapped, aspect) <= plane_error(plane, quads, aspect):
+        plane, quads = fine, snapped
     return EmptyTable(width=table.width, height=table.height, background=table.background,
-                      noise=table.noise, plane=plane_from_cards(quads, aspect),
-                      laid=warp_cards(cards, quads, LAID))
+                      noise=table.noise, plane=plane, laid=warp_cards(cards, quads, LAID))

@@ -13,12 +13,14 @@ outline is taken for one card. This module looks at such a blob again, at full r
 3. A pile differs from one card on one side only: the lower card sticks out on the side it was
    pushed to, and not on the opposite one. Blur, a drop shadow or the plane's error widen the
    mask beyond a lone card by about as much on opposite sides. So the mask's reach beyond the
-   first card's sides must differ between opposite sides by :data:`ASYMMETRY` of a card height.
+   first card's sides must differ between opposite sides by :data:`ASYMMETRY` of a card height,
+   and the first card's outline must lie on sharp edges (a blurred edge is a ramp).
 4. Then cards are added one at a time while one explains :data:`GAIN` of a card more of the
-   mask, lies at least :data:`APART` from every card taken (a rectangle a pixel off the
-   first is the same card), shows a sliver of its own at least three pixels wide, and lies
-   over or under each card taken as the picture bears out: the upper card's side where it
-   crosses the lower card is an edge of the picture (the lower card's sides in view are too).
+   mask for each card taken, lies at least :data:`APART` from every card taken (a rectangle a
+   pixel off the first is the same card), shows a sliver of its own at least three pixels
+   wide, and lies over or under each card taken as the picture bears out: the upper card's
+   side where it crosses the lower card is an edge of the picture (the lower card's sides in
+   view are too).
 
 The upper card comes first (its outline is whole); the cards under it show a sliver only, and
 their identity is not read from it.
@@ -38,8 +40,8 @@ from vision.empty_table import EmptyTable
 from vision.plane_rects import corner_rects, to_plane
 
 GAIN = 0.03
-"""Card areas of the mask one more card must explain (the mask over the cloth counts against
-it twice)."""
+"""Card areas of the mask one more card must explain for each card already taken (the mask
+over the cloth counts against it twice): a pair's fringe made a third card at a flat 3%."""
 APART = 0.03
 """Card heights (and at least :data:`APART_PX` pixels) by which a card added lies off every
 card taken: its farthest corner from theirs."""
@@ -252,7 +254,7 @@ def split_squared(frame: Image, table: EmptyTable, gain: float, box: tuple[int, 
                         for j in range(len(quads)) if j not in chosen), reverse=True)
         took = None
         for more, j in gains:
-            if more < GAIN * card_px:
+            if more < GAIN * len(chosen) * card_px:
                 break
             if min(_apart(fitted(i), fitted(j)) for i in chosen) < least:
                 continue
