@@ -17,10 +17,15 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from vision.recognise import Recogniser
 
 # Deterministic property tests: the same examples on every run and every machine (no example
 # database, no random seed, no deadline: how long an example takes on a loaded machine is not
@@ -31,6 +36,25 @@ settings.register_profile("thorough", settings.get_profile("deterministic"), max
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 SCENARIO_FIXTURES = Path(__file__).parent / "scenarios" / "fixtures"
+LETELE = Path(__file__).resolve().parent / "data" / "vision" / "letele" / "cards"
+"""The development deck's scans (the letele design), which the vision tests draw scenes with."""
+
+
+@pytest.fixture(scope="session")
+def letele_deck() -> dict[str, np.ndarray]:
+    """The letele deck's pictures (``As``..``Kc`` and ``back``, BGRA), for drawing scenes."""
+    from vision import synth
+
+    return synth.load_deck_images(LETELE)
+
+
+@pytest.fixture(scope="session")
+def letele_recogniser() -> Recogniser:
+    """A :class:`vision.recognise.Recogniser` of the letele deck, enrolled from its scans."""
+    from vision.recognise import Recogniser as Reader
+    from vision.templates import enroll_from_folder
+
+    return Reader(enroll_from_folder(LETELE, "letele"))
 
 
 @pytest.fixture

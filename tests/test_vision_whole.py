@@ -5,30 +5,14 @@ under blur."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import pytest
 
 from benchmarks.bench_vision_table import iou
-from vision import scenes, synth
+from vision import scenes
 from vision.analyse import FrameAnalyser
 from vision.arrays import Quad
 from vision.recognise import Recogniser
 from vision.table_detect import detect_on_table
-from vision.templates import enroll_from_folder
-
-LETELE = Path(__file__).resolve().parent / "data" / "vision" / "letele" / "cards"
-
-
-@pytest.fixture(scope="module")
-def deck() -> dict[str, np.ndarray]:
-    return synth.load_deck_images(LETELE)
-
-
-@pytest.fixture(scope="module")
-def recogniser() -> Recogniser:
-    return Recogniser(enroll_from_folder(LETELE, "letele"))
 
 
 def _best(card: Quad, quads: list[Quad]) -> tuple[float, int]:
@@ -36,8 +20,8 @@ def _best(card: Quad, quads: list[Quad]) -> tuple[float, int]:
     return max(((iou(card, q), j) for j, q in enumerate(quads)), default=(0.0, -1))
 
 
-def test_backs_side_by_side_are_found_under_blur(deck: dict[str, np.ndarray],
-                                                 recogniser: Recogniser) -> None:
+def test_backs_side_by_side_are_found_under_blur(letele_deck: dict[str, np.ndarray],
+                                                 letele_recogniser: Recogniser) -> None:
     """Pairs of backs laid side by side whose blobs merge are peeled apart; blurred, their
     lattice is lost (plain, scoring like no back), but each shows its whole outline, so every
     one is a card. (Before, five of these eighteen were dropped as outlines that look like no
@@ -45,12 +29,12 @@ def test_backs_side_by_side_are_found_under_blur(deck: dict[str, np.ndarray],
     colour cells, like neither the back nor any face, are left out of face or back (with the
     warm light undone and without that, it read as a face)."""
     setup = scenes.make_setup(44, size=(1280, 720))
-    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
-    scene = scenes.make_scene(setup, deck, 1)
+    table = scenes.calibrated_table(setup, letele_deck, aspect=letele_recogniser.aspect)
+    scene = scenes.make_scene(setup, letele_deck, 1)
     assert "blur" in scene.conditions
-    found = detect_on_table(scene.image, table, aspect=recogniser.aspect,
+    found = detect_on_table(scene.image, table, aspect=letele_recogniser.aspect,
                             card_height=setup.layout().card_height)
-    view = FrameAnalyser(recogniser, layout=setup.layout(), table=table).view(scene.image)
+    view = FrameAnalyser(letele_recogniser, layout=setup.layout(), table=table).view(scene.image)
     seen = [s.corners for s in view.cards]
     pairs = [c for c in scene.cards if c.group == "single"]
     assert len(pairs) == 18
@@ -64,16 +48,16 @@ def test_backs_side_by_side_are_found_under_blur(deck: dict[str, np.ndarray],
     assert peeled_whole >= 5
 
 
-def test_a_card_lying_under_another_is_not_whole(deck: dict[str, np.ndarray],
-                                                recogniser: Recogniser) -> None:
+def test_a_card_lying_under_another_is_not_whole(letele_deck: dict[str, np.ndarray],
+                                                letele_recogniser: Recogniser) -> None:
     """The lower card of a stacked pair shows part of its outline only: it must still look
     like a card to be kept; the card on top shows all of it."""
     setup = scenes.make_setup(13, size=(1280, 720), tilt=15.0)
-    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
+    table = scenes.calibrated_table(setup, letele_deck, aspect=letele_recogniser.aspect)
     lower = upper = 0
     for k in range(3):
-        scene = scenes.make_scene(setup, deck, k, force=frozenset({"stacked"}))
-        found = detect_on_table(scene.image, table, aspect=recogniser.aspect,
+        scene = scenes.make_scene(setup, letele_deck, k, force=frozenset({"stacked"}))
+        found = detect_on_table(scene.image, table, aspect=letele_recogniser.aspect,
                                 card_height=setup.layout().card_height)
         for quad, whole in zip(found.quads, found.whole, strict=True):
             value, i = _best(quad, [c.corners for c in scene.cards])
@@ -90,15 +74,15 @@ def test_a_card_lying_under_another_is_not_whole(deck: dict[str, np.ndarray],
 
 
 def test_touching_board_cards_are_outlined_to_their_own_edges(
-        deck: dict[str, np.ndarray], recogniser: Recogniser) -> None:
+        letele_deck: dict[str, np.ndarray], letele_recogniser: Recogniser) -> None:
     """A touching board at 640x480: between two cards the side steps down into the dark gap
     and the next card's edge steps back up, as strong; the card's own edge is the step from
     its level towards the gap. (Before, the middle card's side went to its neighbour's edge:
     a corner 6.9 pixels off, on a card 40 pixels tall.)"""
     setup = scenes.make_setup(20, size=(640, 480), tilt=5.0)
-    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
-    scene = scenes.make_scene(setup, deck, 2)
-    found = detect_on_table(scene.image, table, aspect=recogniser.aspect,
+    table = scenes.calibrated_table(setup, letele_deck, aspect=letele_recogniser.aspect)
+    scene = scenes.make_scene(setup, letele_deck, 2)
+    found = detect_on_table(scene.image, table, aspect=letele_recogniser.aspect,
                             card_height=setup.layout().card_height)
     board = [c for c in scene.cards if c.group == "board"]
     assert len(board) == 3
@@ -111,15 +95,15 @@ def test_touching_board_cards_are_outlined_to_their_own_edges(
 
 
 def test_a_lone_card_under_a_steep_camera_is_outlined_at_its_corners(
-        deck: dict[str, np.ndarray], recogniser: Recogniser) -> None:
+        letele_deck: dict[str, np.ndarray], letele_recogniser: Recogniser) -> None:
     """Under a camera 40 degrees off vertical a card turned on the table is a trapezoid in
     the picture: its smallest box there runs along none of its sides, and the sides fitted
     from it put corners 16 to 18 pixels off. The box is taken in the table's plane, where the
     card is a rectangle."""
     setup = scenes.make_setup(30, size=(1280, 720), tilt=40.0)
-    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
-    scene = scenes.make_scene(setup, deck, 0)
-    found = detect_on_table(scene.image, table, aspect=recogniser.aspect,
+    table = scenes.calibrated_table(setup, letele_deck, aspect=letele_recogniser.aspect)
+    scene = scenes.make_scene(setup, letele_deck, 0)
+    found = detect_on_table(scene.image, table, aspect=letele_recogniser.aspect,
                             card_height=setup.layout().card_height)
     lone = 0
     for card in scene.cards:
@@ -137,16 +121,16 @@ def test_a_lone_card_under_a_steep_camera_is_outlined_at_its_corners(
 
 
 def test_plain_backs_peeled_from_a_blurred_pile_are_kept_by_their_colour(
-        deck: dict[str, np.ndarray], recogniser: Recogniser) -> None:
+        letele_deck: dict[str, np.ndarray], letele_recogniser: Recogniser) -> None:
     """Motion blur leaves a back's lattice plain, as plain as a sleeve; an outline inferred
     inside a blob that is plain is still a card when its colour says the deck's back (its
     face-or-back evidence at least 1.0). (Before, the burn pile and a pair beside another were
     dropped: six of the nine cards in view found, now all.)"""
     setup = scenes.make_setup(47, size=(1280, 720))
-    table = scenes.calibrated_table(setup, deck, aspect=recogniser.aspect)
-    scene = scenes.make_scene(setup, deck, 1)
+    table = scenes.calibrated_table(setup, letele_deck, aspect=letele_recogniser.aspect)
+    scene = scenes.make_scene(setup, letele_deck, 1)
     assert "blur" in scene.conditions
-    view = FrameAnalyser(recogniser, layout=setup.layout(), table=table).view(scene.image)
+    view = FrameAnalyser(letele_recogniser, layout=setup.layout(), table=table).view(scene.image)
     shown = [c for c in scene.cards if c.visible >= 0.6]
     assert len(shown) == 9
     for card in shown:
