@@ -2,7 +2,8 @@
 
 Everything that differs from the empty cloth (:class:`vision.empty_table.EmptyTable`) is a blob;
 each blob's outline is carried into the table plane, where every card is a rectangle of one
-known shape (the deck's, one card height tall). A blob that is one such rectangle is one card.
+known shape (the deck's, one card height tall). A blob that is one such rectangle is one card,
+unless it is a squared pile (a pair of hole cards squared, a burn pile: :mod:`vision.squared`).
 Any other blob (a stacked or squared pair of hole cards, a touching board, a muck pile, a card
 under a chip, a hand over the board) is *peeled*: every corner of its outline where two sides
 meet square is the corner of a possible card (either way round); each possible card is kept
@@ -64,8 +65,9 @@ _WHOLE_BORNE = 0.9
 other cards, shows its whole outline, as a lone card does (two backs lying side by side and
 touching, a pair laid apart whose gap closes at half resolution)."""
 _SQUARED_AREA = (1.04, 1.6)
-"""Card areas: a blob taken for one card whose area lies in this range may be a squared pile
-(:func:`vision.squared.split_squared`); a lone card's mask is within a few percent of one."""
+"""Card areas: a blob taken for one card, or about to be peeled, whose area lies in this range
+may be a squared pile (:func:`vision.squared.split_squared`); a lone card's mask is within a
+few percent of one card."""
 _SQUARED_SIZE = 1.05
 """A blob within a lone card's tolerance is looked at as a squared pile only if its box in the
 plane is this many times the card's size one way or the other (lone cards' boxes: 1.04 on
