@@ -310,8 +310,6 @@ class FrameAnalyser:
         # The cards not remembered are read together (one batch of matrix products); the
         # lower cards of a squared pile are not read (below).
         fresh = [i for i, r in enumerate(readings) if r is None and not squared[i]]
-        for i in np.flatnonzero(squared).tolist():
-            readings[i] = (BACK, 0.0, 0.0)
         on = _props_on(quads, props) if props else [[] for _ in quads]
         hidden = _covers(quads, peeled, on)
         under = [bool(things) for things in on]
@@ -327,8 +325,6 @@ class FrameAnalyser:
         memory: list[_Memory] = []
         for k, (quad, reading, seen_look) in enumerate(zip(quads, readings, looks,
                                                            strict=True)):
-            assert reading is not None
-            label, score, margin = reading
             if squared[k]:
                 # Under another card of a squared pile: there, but no more than a sliver of
                 # it in view, which is not read (a sliver of a face reads as any card). A card
@@ -337,6 +333,8 @@ class FrameAnalyser:
                                     score=0.0, margin=0.0, covered=under[k], sure=False,
                                     peeled=True, squared=True))
                 continue
+            assert reading is not None
+            label, score, margin = reading
             if (inferred[k] or (peeled[k] and under[k])) and not _looks_like_a_card(
                     label, score, margin):
                 # An outline inferred inside a blob that looks like no card; or a card with a

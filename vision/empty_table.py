@@ -198,6 +198,25 @@ def _rigid_fit(model: Vector, points: Vector) -> Vector:
     return np.asarray(a @ rot.T + pc, np.float64)
 
 
+def _card_fits(h: Vector, image_pts: Vector, aspect: float) -> tuple[list[Vector], list[float]]:
+    """Each card's corners (``image_pts``: four per card, in turn) carried into the plane ``h``,
+    the card's rectangle fitted to them, and how far its farthest corner lies from them (card
+    heights). Seen at a slant a card may look wider than long, so which side is short is
+    decided in that plane: the rectangle is fitted both ways round, the better kept."""
+    model = np.array([(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)
+    turned = np.array([(0, 0), (1, 0), (1, aspect), (0, aspect)], np.float64)
+    mapped = cv2.perspectiveTransform(image_pts.reshape(-1, 1, 2), h).reshape(-1, 2)
+    fits: list[Vector] = []
+    errors: list[float] = []
+    for i in range(len(mapped) // 4):
+        seen = mapped[4 * i:4 * i + 4]
+        both = [_rigid_fit(m, seen) for m in (model, turned)]
+        best = min(both, key=lambda f: float(np.abs(f - seen).sum()))
+        fits.append(best)
+        errors.append(float(np.linalg.norm(best - seen, axis=1).max()))
+    return fits, errors
+
+
 def plane_from_cards(quads: Sequence[Quad], aspect: float, *, rounds: int = 30) -> Vector:
     """Image pixels to table plane (card heights) from the ordered corners
     (:func:`vision.detect.order_corners`) of two or more single cards lying flat: every card is
@@ -212,20 +231,9 @@ def plane_from_cards(quads: Sequence[Quad], aspect: float, *, rounds: int = 30) 
     ref = int(np.argmin(np.linalg.norm(centres - centres.mean(axis=0), axis=1)))
     h = cv2.getPerspectiveTransform(np.asarray(quads[ref], np.float32).reshape(4, 2),
                                     model.astype(np.float32)).astype(np.float64)
-    # Seen at a slant a card may look wider than long, so which side is short is decided in
-    # the plane found so far: each card's rectangle is fitted both ways round, the better kept.
-    turned = np.array([(0, 0), (1, 0), (1, aspect), (0, aspect)], np.float64)
     weights = np.ones(len(quads))
     for _ in range(rounds):
-        mapped = cv2.perspectiveTransform(image_pts.reshape(-1, 1, 2), h).reshape(-1, 2)
-        fits = []
-        errors = []
-        for i in range(len(quads)):
-            seen = mapped[4 * i:4 * i + 4]
-            both = [_rigid_fit(m, seen) for m in (model, turned)]
-            best = min(both, key=lambda f: float(np.abs(f - seen).sum()))
-            fits.append(best)
-            errors.append(float(np.linalg.norm(best - seen, axis=1).max()))
+        fits, errors = _card_fits(h, image_pts, aspect)
         # A card that fits far worse than the others (lying on something, misfound) is left out.
         typical = float(np.median(errors)) + 0.01
         weights = np.array([1.0 if e <= 3 * typical else 0.0 for e in errors])
@@ -277,23 +285,17 @@ def on_edges(frame: Image, quads: list[Quad]) -> list[Quad]:
     if not quads:
         return quads
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return [order_corners(q) if float(np.abs(order_corners(q) - o).max()) <= 2.5 else o
-            for q, o in zip(snap(grey, quads), quads, strict=True)]
+    moved = [order_corners(q) for q in snap(grey, quads)]
+    return [q if float(np.abs(q - o).max()) <= 2.5 else o
+            for q, o in zip(moved, quads, strict=True)]
 
 
 def plane_error(h: Vector, quads: Sequence[Quad], aspect: float) -> float:
     """How far the cards' corners carried into the plane ``h`` lie from the card's rectangle
-    fitted to each (either way round): the mean over the cards of the farthest corner (card
+    fitted to each (:func:`_card_fits`): the mean over the cards of the farthest corner (card
     heights)."""
-    model = np.array([(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)
-    turned = np.array([(0, 0), (1, 0), (1, aspect), (0, aspect)], np.float64)
-    errors = []
-    for q in quads:
-        seen = cv2.perspectiveTransform(np.asarray(q, np.float64).reshape(-1, 1, 2),
-                                        h).reshape(-1, 2)
-        errors.append(min(float(np.linalg.norm(_rigid_fit(m, seen) - seen, axis=1).max())
-                          for m in (model, turned)))
-    return float(np.mean(errors))
+    image_pts = np.concatenate([np.asarray(q, np.float64).reshape(4, 2) for q in quads])
+    return float(np.mean(_card_fits(h, image_pts, aspect)[1]))
 
 
 def calibrate_table(empty: Sequence[Image], cards: Image | None = None, *,

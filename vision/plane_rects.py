@@ -26,6 +26,15 @@ def to_plane(h: Vector, points: Vector) -> Vector:
                                                h).reshape(-1, 2), np.float64)
 
 
+def card_area(from_plane: Vector, aspect: float, at: Vector | None = None) -> float:
+    """The area in pixels of a card lying square in the plane (with its corner ``at``, plane
+    coordinates; the origin if None), through ``from_plane`` (plane to pixels)."""
+    card = np.array([(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)
+    if at is not None:
+        card = card + at
+    return abs(float(cv2.contourArea(to_plane(from_plane, card).astype(np.float32))))
+
+
 def corner_rects(poly: Vector, aspect: float) -> Vector:
     """Card rectangles (plane, (K, 4, 2)) anchored at each square corner of ``poly``. A corner
     is where two long sides meet (the short sides between them, a rounded card corner cut into

@@ -37,7 +37,7 @@ from vision.arrays import Image, Quad, Vector
 from vision.detect import order_corners
 from vision.edges import snap
 from vision.empty_table import EmptyTable
-from vision.plane_rects import corner_rects, to_plane
+from vision.plane_rects import card_area, corner_rects, to_plane
 
 GAIN = 0.03
 """Card areas of the mask one more card must explain for each card already taken (the mask
@@ -157,21 +157,19 @@ def split_squared(frame: Image, table: EmptyTable, gain: float, box: tuple[int, 
     into_plane = np.linalg.inv(from_plane)
     found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     outline = max(found, key=cv2.contourArea)
-    card = to_plane(from_plane, np.array([(0, 0), (aspect, 0), (aspect, 1), (0, 1)], float))
-    card_px = abs(float(cv2.contourArea(card.astype(np.float32))))
+    card_px = card_area(from_plane, aspect)
     height_px = math.sqrt(card_px / aspect)
     # Finer than the half-resolution peel's: a squared card's step is a few millimetres.
     eps = max(0.012, 0.7 / height_px)
     p = to_plane(into_plane, outline.reshape(-1, 2).astype(np.float64)).astype(np.float32)
     poly = cv2.approxPolyDP(p.reshape(-1, 1, 2), eps, True).reshape(-1, 2).astype(np.float64)
-    # An outline whose corners are all rounded or cut starts none: one card where its
-    # smallest rectangle lies, its way round.
-    (cx, cy), (rw, rh), angle = cv2.minAreaRect(p)
-    size = (aspect, 1.0) if (rw < rh) == (aspect < 1.0) else (1.0, aspect)
-    box_rect = cv2.boxPoints(((cx, cy), size, angle)).astype(np.float64)
     rects = corner_rects(poly, aspect)
     if not len(rects):
-        rects = box_rect[None]
+        # An outline whose corners are all rounded or cut starts none: one card where its
+        # smallest rectangle lies, its way round.
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(p)
+        size = (aspect, 1.0) if (rw < rh) == (aspect < 1.0) else (1.0, aspect)
+        rects = cv2.boxPoints(((cx, cy), size, angle)).astype(np.float64)[None]
     # One rectangle for each card the corners start (either way round, either corner first).
     turned = np.roll(rects, 2, axis=1)
     same = np.minimum(np.abs(rects[:, None] - rects[None]).max(axis=(2, 3)),

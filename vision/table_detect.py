@@ -28,7 +28,7 @@ from vision.arrays import Contour, Image, Quad, Vector
 from vision.detect import fit_quad, order_corners
 from vision.edges import snap
 from vision.empty_table import SCALE, EmptyTable, half
-from vision.plane_rects import NO_RECTS, corner_rects, to_plane
+from vision.plane_rects import NO_RECTS, card_area, corner_rects, to_plane
 from vision.squared import split_squared
 
 
@@ -195,8 +195,7 @@ def _along_edge(blob: _Blob, sides: Vector) -> Vector:
 def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]:
     """The cards of one blob (plane rectangles, each with the share of its sides borne out)
     and what is left of it (local mask)."""
-    card_px = abs(float(cv2.contourArea(to_plane(blob.from_plane, np.array(
-        [(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)).astype(np.float32))))
+    card_px = card_area(blob.from_plane, aspect)
     covered = np.zeros_like(blob.mask)
     chosen: list[_Peeled] = []
     # Outline simplification: a few percent of a card, and no finer than the pixels allow.
@@ -366,9 +365,8 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     # Blobs far smaller than the smallest card anywhere in the frame are skipped unexamined.
     hs, ws = mask.shape
     corners = np.array([(0, 0), (ws, 0), (ws, hs), (0, hs), (ws / 2, hs / 2)], np.float64)
-    card = np.array([(0, 0), (aspect, 0), (aspect, 1), (0, 1)], np.float64)
-    smallest = min(abs(float(cv2.contourArea(to_plane(from_plane_small, c + card).astype(
-        np.float32)))) for c in to_plane(to_plane_small, corners))
+    smallest = min(card_area(from_plane_small, aspect, c)
+                   for c in to_plane(to_plane_small, corners))
     areas = [cv2.contourArea(c) for c in found]
     order = sorted((i for i, a in enumerate(areas) if a >= 0.2 * smallest),
                    key=lambda i: -areas[i])[:max_candidates]
@@ -382,6 +380,8 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     # The cards fitted as one card although they may be several squared (their outline's
     # sides may be the lower card's): snapped to the nearest step of either sign.
     unsigned: set[int] = set()
+    # The cards of squared piles, already on the picture's edges (:func:`split_squared`).
+    settled: set[int] = set()
 
     def pile(box: tuple[int, int, int, int], area: float) -> bool:
         """A blob about one card in size, if it is a squared pile: its cards added (already
@@ -399,8 +399,6 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
             squared.append(k > 0)
         return True
 
-    # The cards of squared piles, already on the picture's edges (:func:`split_squared`).
-    settled: set[int] = set()
     for contour in found:
         pts = contour.reshape(-1, 2).astype(np.float64)
         p = to_plane(to_plane_small, pts)

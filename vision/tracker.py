@@ -149,10 +149,9 @@ class CardTracker:
         # own: they hold a card of the zone under the pile's upper card (:meth:`_held`), as a
         # card squared onto another is held when only the upper one is seen. Matched as
         # sightings, a pile spread face up read as a card placed and one gone.
-        seen = list(seen)
-        piles = [s for s in seen if s.squared and s.zone is not None and s.zone not in occluded]
-        sightings = [s for s in seen if s.zone is not None and s.zone not in occluded
-                     and not s.squared]
+        in_view = [s for s in seen if s.zone is not None and s.zone not in occluded]
+        piles = [s for s in in_view if s.squared]
+        sightings = [s for s in in_view if not s.squared]
         centres = [s.centre for s in sightings]  # once each: a frame is matched every tick
         pairs: list[tuple[float, int, int]] = []
         for i, s in enumerate(sightings):
@@ -315,7 +314,7 @@ class CardTracker:
                     top = next((owner[i] for i, s in enumerate(sightings)
                                 if i in owner and s.zone == tr.zone
                                 and _covered(s.corners, pile.corners)), None)
-                    if top is not None and top is not tr:
+                    if top is not None:
                         tr.under = top.key
                         held.add(j)
                         piles = [p for p in piles if p is not pile]
