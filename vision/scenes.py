@@ -25,7 +25,7 @@ narrow decks lie on the table at their own proportions. Everything is seeded.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -525,15 +525,37 @@ def render_calibration_cards(setup: TableSetup, deck: Mapping[str, Image], index
     back = deck["back"]
     h = CARD_MM
     w = h * back.shape[1] / back.shape[0]
-    image = setup.cloth.copy()
     base = default_layout()
     spots = [base.slots[z][0] for z in SEAT_ZONES[::2] if z in base.slots]
     spots += [base.slots[BOARD][k] for k in (0, 2, 4)]
     spots += [base.slots[BURN][0], base.slots[MUCK][1]]
+    laid = []
     for spot in spots:
         u, v = _to_plane(spot.x, spot.y)
-        quad = setup.to_image(_card_quad(u, v, w, h, float(rng.uniform(-30, 30))))
-        render.paste(image, back, quad)
+        laid.append(("back", _card_quad(u, v, w, h, float(rng.uniform(-30, 30)))))
+    return _lay_and_photograph(setup, deck, laid, rng)
+
+
+def zone_centre(zone: str) -> tuple[float, float]:
+    """The middle of a zone's card slots, table millimetres (where a scene's pile lies)."""
+    return _to_plane(*_slot_centre(zone))
+
+
+def render_laid(setup: TableSetup, deck: Mapping[str, Image],
+                laid: Sequence[tuple[str, Quad]], index: int = 0) -> Image:
+    """The table with cards laid as given, bottom first: each a label of ``deck`` (``back``
+    for a card face down) and its corners in table millimetres (the card picture's top-left,
+    top-right, bottom-right, bottom-left), photographed as every scene is (a test's own
+    arrangement of a pile)."""
+    return _lay_and_photograph(setup, deck, laid, np.random.default_rng((setup.seed, 0x1A1D,
+                                                                         index)))
+
+
+def _lay_and_photograph(setup: TableSetup, deck: Mapping[str, Image],
+                        laid: Sequence[tuple[str, Quad]], rng: np.random.Generator) -> Image:
+    image = setup.cloth.copy()
+    for label, quad in laid:
+        render.paste(image, deck[label], setup.to_image(np.asarray(quad, np.float32)))
     return _photograph(setup, image, rng)
 
 

@@ -6,14 +6,16 @@ known shape (the deck's, one card height tall). A blob that is one such rectangl
 unless it is a squared pile (a pair of hole cards squared, a burn pile: :mod:`vision.squared`).
 Any other blob (a stacked or squared pair of hole cards, a touching board, a muck pile, a card
 under a chip, a hand over the board) is *peeled*: every corner of its outline where two sides
-meet square is the corner of a possible card (either way round); each possible card is kept
-only if it lies within the blob, its sides are borne out (on the blob's outline, or along an
-edge in the picture: the edge of a card lying on another), and it covers enough of the blob
-not yet explained; the best is taken, its area removed, and the rest of the blob peeled again,
-whose new corners (where the card taken was cut away) start the next cards. What no card
-explains and is large (a hand, an arm, a sleeve, a stack of chips over a card) is an
-*occluder*: the zones it covers are reported occluded, and the tracker leaves their cards as
-they were until they are clear.
+meet square is the corner of a possible card (either way round), and so is every place inside
+the blob where two straight edges of the picture meet square (:mod:`vision.junctions`: the top
+card of a pile, whose corners lie over the cards under it); each possible card is kept only if
+it lies within the blob, its sides are borne out (on the blob's outline, or along an edge in
+the picture: the edge of a card lying on another), and it covers enough of the blob not yet
+explained; the best is taken (judged on its sides still in view, not under a card taken
+before), its area removed, and the rest of the blob peeled again, whose new corners (where the
+card taken was cut away) start the next cards. What no card explains and is large (a hand, an
+arm, a sleeve, a stack of chips over a card) is an *occluder*: the zones it covers are
+reported occluded, and the tracker leaves their cards as they were until they are clear.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from vision.arrays import Contour, Image, Quad, Vector
 from vision.detect import fit_quad, order_corners
 from vision.edges import snap
 from vision.empty_table import SCALE, EmptyTable, half
+from vision.junctions import junction_rects
 from vision.plane_rects import NO_RECTS, card_area, corner_rects, to_plane
 from vision.squared import split_squared
 
@@ -78,6 +81,31 @@ the cards found before it (a squared card showing less is not told from its neig
 ragged edge)."""
 
 
+_POOL_BORNE = 0.3
+"""A possible card enters a blob's pool of candidates with at least this share of its sides
+borne out (the top card of a muck pile shows a third of its sides on the blob's outline or
+along an edge; the rest lies over the cards under it, whose edges run across its own)."""
+_VIEW_BORNE = 0.6
+_VIEW_POWER = 4
+_VIEW_POINTS = 8
+"""A candidate is worth what it newly explains times the share of its sides in view (not under
+a card already taken) that is borne out, to this power: a rectangle straddling two cards of a
+pile has some of its sides on neither and loses to the cards themselves. It is taken only with
+at least that share borne out, of at least that many side points in view."""
+_PILE_AREA = 1.3
+"""Card areas: a blob this large or larger is looked at for cards whose corners lie inside it
+(:mod:`vision.junctions`) from the start. A smaller one is two cards close together (a pair
+squared or stacked) whose outline shows a corner of each; inside it, the two cards' sides run
+a few pixels apart and meet the other card's sides square, making rectangles that straddle
+both and cover more than either (on the development deck's scenes, at 1.3 every squared pair
+counted before is still counted, and the muck's misses fall as with no bound)."""
+_REPEAT = 0.9
+"""A possible card with more than this share of itself within one card already taken from
+its blob is that card again (two cards of a muck pile, one turned a quarter over the other
+about the same centre, share 0.72 of a card; a squared pair's lower card showing a tenth of
+itself lies nine tenths within the upper, and is still taken: the squared pairs' test)."""
+
+
 @dataclass(frozen=True, slots=True)
 class TableDetection:
     """``quads``: every card's corners (full-frame pixels, :func:`order_corners` order);
@@ -117,6 +145,7 @@ class _Blob:
     band: Image  # the outline, a pixel or two wide (bool)
     gx: Image  # the picture's gradient (float32, contiguous), x and y
     gy: Image
+    grey: Image  # the picture (uint8)
     to_plane: Vector  # local half-resolution pixels -> plane
     from_plane: Vector
 
@@ -192,6 +221,66 @@ def _along_edge(blob: _Blob, sides: Vector) -> Vector:
     return np.asarray(((across > 48) & (across > 1.8 * along)).any(axis=0))
 
 
+@dataclass(slots=True)
+class _Pool:
+    """The possible cards of a blob that could be cards: they lie within the blob and have
+    their sides borne out, which does not change as cards are taken (``free``: not taken
+    yet); their inner and side points (local pixels), which side points are borne out, and
+    the share that is."""
+
+    rects: Vector = field(default_factory=lambda: NO_RECTS)
+    inner: Vector = field(default_factory=lambda: np.zeros((0, 63, 2)))
+    sides: Vector = field(default_factory=lambda: np.zeros((0, 40, 2)))
+    on: Image = field(default_factory=lambda: np.zeros((0, 40), bool))
+    borne: Vector = field(default_factory=lambda: np.zeros(0))
+    free: Image = field(default_factory=lambda: np.zeros(0, bool))
+
+    def enter(self, blob: _Blob, rects: Vector) -> None:
+        """Those of ``rects`` (plane) that could be cards of ``blob``."""
+        if not len(rects):
+            return
+        inner_px = to_plane(blob.from_plane, _inner_points(rects).reshape(-1, 2)).reshape(
+            len(rects), -1, 2)
+        within = _look_up(blob.mask, inner_px).mean(axis=1) >= 0.88
+        if not within.any():
+            return
+        rects, inner_px = rects[within], inner_px[within]
+        side_px = to_plane(blob.from_plane, _side_points(rects).reshape(-1, 2)).reshape(
+            len(rects), -1, 2)
+        on = _look_up(blob.band, side_px) | _along_edge(blob, side_px)
+        borne = on.mean(axis=1)
+        ok = borne >= _POOL_BORNE
+        self.rects = np.concatenate([self.rects, rects[ok]])
+        self.inner = np.concatenate([self.inner, inner_px[ok]])
+        self.sides = np.concatenate([self.sides, side_px[ok]])
+        self.on = np.concatenate([self.on, on[ok]])
+        self.borne = np.concatenate([self.borne, borne[ok]])
+        self.free = np.concatenate([self.free, ok[ok]])
+
+    def best(self, residual: Image, covered: Image, chosen: list[_Peeled]) -> int | None:
+        """The free possible card worth most (what it newly explains of ``residual``, times
+        its sides in view borne out: :data:`_VIEW_POWER`), or None if none is worth taking."""
+        if not self.free.any():
+            return None
+        new = _look_up(residual, self.inner).mean(axis=1)
+        if covered.any():
+            seen = ~_look_up(cv2.dilate(covered, np.ones((3, 3), np.uint8)), self.sides)
+            n_seen = seen.sum(axis=1)
+            view = (self.on & seen).sum(axis=1) / np.maximum(n_seen, 1)
+        else:
+            n_seen = np.full(len(self.on), self.on.shape[1])
+            view = self.borne
+        value = new * view ** _VIEW_POWER
+        value[~self.free | (new < _MIN_NEW) | (n_seen < _VIEW_POINTS)
+              | (view < _VIEW_BORNE)] = -1
+        best = int(np.argmax(value))
+        while value[best] > 0 and _repeats(self.rects[best], chosen):
+            self.free[best] = False
+            value[best] = -1
+            best = int(np.argmax(value))
+        return best if value[best] > 0 else None
+
+
 def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]:
     """The cards of one blob (plane rectangles, each with the share of its sides borne out)
     and what is left of it (local mask)."""
@@ -200,19 +289,14 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]
     chosen: list[_Peeled] = []
     # Outline simplification: a few percent of a card, and no finer than the pixels allow.
     eps = max(0.04, 2.0 / math.sqrt(card_px / aspect))
-    # Possible cards met so far (``met``), and of them the pool of those that could be cards:
-    # they lie within the blob and have their sides borne out, which does not change as cards
-    # are taken (``pool_free``: not taken yet). Only how much of each is still unexplained is
-    # worked out again after each card taken. (A possible card that could not be one is only
-    # remembered, so that meeting its corner again costs nothing.)
+    # Possible cards met so far (``met``), and of them the pool of those that could be cards.
+    # Only how much of each is still unexplained is worked out again after each card taken.
+    # (A possible card that could not be one is only remembered, so that meeting its corner
+    # again costs nothing.) The corners inside the blob (:mod:`vision.junctions`) join the
+    # pool before the first card is taken, in a blob large enough to be a pile.
     met = NO_RECTS
-    pool_rects = NO_RECTS
-    pool_inner = np.zeros((0, 63, 2))
-    pool_sides = np.zeros((0, 40, 2))
-    pool_on = np.zeros((0, 40), bool)
-    pool_borne = np.zeros(0)
-    pool_free = np.zeros(0, bool)  # not taken yet
-    for _ in range(limit):
+    pool = _Pool()
+    while len(chosen) < limit:
         residual = cv2.bitwise_and(blob.mask, 1 - covered)
         residual = cv2.morphologyEx(residual, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         found, _ = cv2.findContours(residual, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -228,40 +312,35 @@ def _peel(blob: _Blob, aspect: float, limit: int) -> tuple[list[_Peeled], Image]
             d = np.abs(rects[:, None, 0] - met[None, :, 0]).max(axis=2)
             e = np.abs(rects[:, None, 2] - met[None, :, 2]).max(axis=2)
             rects = rects[~((d < 0.02) & (e < 0.02)).any(axis=1)]
-        if len(rects):
-            met = np.concatenate([met, rects])
-            inner_px = to_plane(blob.from_plane, _inner_points(rects).reshape(-1, 2)).reshape(
-                len(rects), -1, 2)
-            within = _look_up(blob.mask, inner_px).mean(axis=1) >= 0.88
-            if within.any():
-                rects, inner_px = rects[within], inner_px[within]
-                side_px = to_plane(blob.from_plane, _side_points(rects).reshape(-1, 2)).reshape(
-                    len(rects), -1, 2)
-                on = _look_up(blob.band, side_px) | _along_edge(blob, side_px)
-                borne = on.mean(axis=1)
-                ok = borne >= 0.5
-                pool_rects = np.concatenate([pool_rects, rects[ok]])
-                pool_inner = np.concatenate([pool_inner, inner_px[ok]])
-                pool_sides = np.concatenate([pool_sides, side_px[ok]])
-                pool_on = np.concatenate([pool_on, on[ok]])
-                pool_borne = np.concatenate([pool_borne, borne[ok]])
-                pool_free = np.concatenate([pool_free, ok[ok]])
-        if not pool_free.any():
+        met = np.concatenate([met, rects])
+        pool.enter(blob, rects)
+        if not len(chosen) and float(blob.mask.sum()) >= _PILE_AREA * card_px:
+            pool.enter(blob, junction_rects(blob.grey, blob.mask, blob.to_plane, aspect))
+        best = pool.best(residual, covered, chosen)
+        if best is None:
             break
-        new = _look_up(residual, pool_inner).mean(axis=1)
-        value = new * pool_borne
-        value[~pool_free | (new < _MIN_NEW)] = -1
-        best = int(np.argmax(value))
-        if value[best] <= 0:
-            break
-        rect = pool_rects[best]
-        chosen.append(_Peeled(rect, float(pool_borne[best]), pool_sides[best], pool_on[best],
-                              pool_inner[best]))
-        pool_free[best] = False
-        quad = to_plane(blob.from_plane, rect)
+        chosen.append(_Peeled(pool.rects[best], float(pool.borne[best]), pool.sides[best],
+                              pool.on[best], pool.inner[best]))
+        pool.free[best] = False
+        quad = to_plane(blob.from_plane, pool.rects[best])
         cv2.fillPoly(covered, [np.round(quad).astype(np.int32)], 1)
     left = cv2.bitwise_and(blob.mask, 1 - cv2.dilate(covered, np.ones((5, 5), np.uint8)))
     return chosen, left
+
+
+def _repeats(rect: Vector, chosen: list[_Peeled]) -> bool:
+    """Whether most of a possible card (plane rectangle) lies within one card already taken:
+    the same card again, a little off (two cards of a pile lying as near as that show too
+    little of the lower one to tell)."""
+    pts = _inner_points(rect[None])[0]
+    for card in chosen:
+        o = card.rect[0]
+        u, v = card.rect[1] - o, card.rect[3] - o
+        s = (pts - o) @ u / float(u @ u)
+        t = (pts - o) @ v / float(v @ v)
+        if float(((s >= 0) & (s <= 1) & (t >= 0) & (t <= 1)).mean()) > _REPEAT:
+            return True
+    return False
 
 
 def _in_view(blob: _Blob, cards: list[_Peeled]) -> tuple[list[_Peeled], Image]:
@@ -358,7 +437,8 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
     plane = plane_of(table, card_height)
     to_plane_small = plane @ _to_full(scale)
     from_plane_small = np.linalg.inv(to_plane_small)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grey8 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    grey = grey8.astype(np.float32)
     grad_x = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     grad_y = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -456,7 +536,7 @@ def detect_on_table(frame: Image, table: EmptyTable, *, aspect: float, card_heig
         gx = np.ascontiguousarray(grad_x[y0:y1, x0:x1])
         gy = np.ascontiguousarray(grad_y[y0:y1, x0:x1])
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
-        blob = _Blob(x0, y0, local, band, gx, gy, to_plane_small @ shift,
+        blob = _Blob(x0, y0, local, band, gx, gy, grey8[y0:y1, x0:x1], to_plane_small @ shift,
                      _unshift(x0, y0) @ from_plane_small)
         limit = max(int(area / aspect * 1.6) + 2, 3)
         rects, left = _peel(blob, aspect, min(limit, 14))
