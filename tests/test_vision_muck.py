@@ -84,5 +84,9 @@ def test_two_edges_meeting_square_make_a_card_corner_either_way_round() -> None:
     cv2.fillPoly(slant, [np.array([(40, 40), (150, 40), (205, 135), (95, 135)], np.int32)], 200)
     assert not any(np.abs(r[0] - (0.4, 0.4)).max() < 0.05 or np.abs(r[0] - (1.5, 0.4)).max()
                    < 0.05 for r in junction_rects(slant, mask, to_plane_h, aspect))
-    # Off the blob, nothing.
+    # Off the blob, nothing; nor on an empty or a plain window.
     assert len(junction_rects(grey, np.zeros_like(mask), to_plane_h, aspect)) == 0
+    empty = np.zeros((0, 5), np.uint8)
+    assert len(junction_rects(empty, empty, to_plane_h, aspect)) == 0
+    plain = np.full((40, 40), 90, np.uint8)
+    assert len(junction_rects(plain, np.ones_like(plain), to_plane_h, aspect)) == 0

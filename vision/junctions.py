@@ -34,6 +34,8 @@ _detector: cv2.LineSegmentDetector | None = None
 def _segments(grey: Image) -> Vector:
     """The straight edges of a grey window (uint8): (N, 4) x0, y0, x1, y1 in its pixels."""
     global _detector
+    if grey.size == 0:
+        return np.zeros((0, 4))
     if _detector is None:
         _detector = cv2.createLineSegmentDetector()
     found = _detector.detect(grey)[0]
