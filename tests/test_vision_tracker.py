@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -223,3 +225,29 @@ def test_a_frame_that_misses_the_upper_card_keeps_the_pair() -> None:
     events = run(tracker, [_pair()] * 2 + [squared] * 3 + [[]] + [squared] * 6)
     assert [e[0] for e in _flat(events)] == ["placed", "placed"]
     assert len(tracker.cards) == 2 and tracker.under == {"cam1": "cam2"}
+
+
+def test_the_lower_card_of_a_squared_pile_slid_out_beside_it_is_no_third_card() -> None:
+    """The camera soak of 2026-12-03 (table 2030, hands 35 and 39): a pair laid apart, then
+    squared and seen as a squared pile (the upper card and the lower one's sliver), the lower
+    card held under the upper. The player peeks: the upper card is read face up where the
+    pile lay, and the lower card shows beside it, further than a card moves in a frame. It
+    was placed as a third card (a false MISDEAL_AFTER_ACTION); it is the held card come out
+    from under the upper one."""
+    tracker = CardTracker(confirm_frames=2, drop_frames=3)
+    lower = replace(seen("back", "seat3", 305, 106), squared=True, sure=False)
+    frames = [_pair()] * 2 + [[seen("back", "seat3", 300), lower]] * 3
+    events = run(tracker, frames)
+    assert [e[0] for e in _flat(events)] == ["placed", "placed"]
+    assert len(tracker.under) == 1
+    events = run(tracker, [[seen("8c", "seat3", 300), seen("back", "seat3", 470)]] * 4,
+                 t0=60.0)
+    assert [(e[0], e[3]) for e in _flat(events)] == [("flipped", "8c")]
+    assert sorted(label for _, label in tracker.cards.values()) == ["8c", "back"]
+    assert tracker.under == {}
+    # A back that comes while the pile is still seen whole is a card come.
+    tracker = CardTracker(confirm_frames=2, drop_frames=3)
+    run(tracker, frames)
+    events = run(tracker, [[seen("back", "seat3", 300), lower, seen("back", "seat3", 560)]] * 3,
+                 t0=60.0)
+    assert [e[0] for e in _flat(events)] == ["placed"] and len(tracker.cards) == 3

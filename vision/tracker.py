@@ -31,7 +31,10 @@ goes (the pair picked up), the one under it counts its missing frames again and 
 removed together. A card whose place nothing covers is missing as before: a card taken away
 from beside another is removed. When the lower card shows again, the upper one has come off it:
 a sighting in the zone no track explains is that card, whatever its look (a squared pair spread
-face up: both are turned over, no third card comes).
+face up: both are turned over, no third card comes). Likewise a card held under another that
+shows again beside it, of its own look, while the card over it is seen and no squared pile is
+seen in the zone (one card of a squared pair peeked or slid off the other, further than a card
+moves in a frame): it has come out from under, it is no card come.
 
 A card slid onto another in one frame (squaring, seen between two frames) leaves its place
 empty and lands on the other's: the sighting is nearer the card it covers. When a confirmed
@@ -177,12 +180,20 @@ class CardTracker:
         # seen again now has come off it, and may have been turned up as it was (a squared
         # pair spread face up): any look will do.
         spread = {self._tracks[j].under for j in used_t} - {None}
+        seen_keys = {self._tracks[j].key for j in used_t}
+        piled = {p.zone for p in piles}
         for i, s in enumerate(sightings):
             if i in used_s:
                 continue
             for j, tr in enumerate(self._tracks):
+                # A card held under another, whose upper card is seen with no squared pile
+                # in the zone, that shows again of its own look beside it: it has come out
+                # from under (a squared pair, one card peeked or slid off the other), not a
+                # card come.
+                free = tr.under is None or (tr.under in seen_keys and tr.pending == s.label
+                                            and s.zone not in piled)
                 if (j not in used_t and tr.zone == s.zone and tr.misses == 0
-                        and tr.under is None and (tr.pending == s.label or tr.key in spread)):
+                        and free and (tr.pending == s.label or tr.key in spread)):
                     used_s.add(i)
                     used_t.add(j)
                     matches[i] = j
